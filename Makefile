@@ -1,0 +1,71 @@
+# minivmm build.  `make` builds the VMM and the firmware; `make run` boots
+# the demo guest; `make check` runs every test (also under ASan+UBSan).
+#
+# Sources are picked up by directory: vmm/*.c and devices/*.c form the VMM,
+# firmware/lib/*.c is shared between the firmware and the host,
+# tests/unit/check_*.c each become one Check binary.
+
+BUILD	?= build
+SAN	?=
+CC	:= gcc
+VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+
+CFLAGS	:= -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
+	   -Wno-missing-field-initializers -I. -MMD -MP \
+	   -DMINIVMM_VERSION='"$(VERSION)"'
+LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lpthread
+ifeq ($(SAN),1)
+CFLAGS	+= -fsanitize=address,undefined -fno-omit-frame-pointer \
+	   -fno-sanitize-recover=undefined
+LDFLAGS	+= -fsanitize=address,undefined
+endif
+
+VMM_SRCS	:= $(wildcard vmm/*.c devices/*.c) $(wildcard firmware/lib/*.c)
+VMM_LIB_SRCS	:= $(filter-out vmm/main.c,$(VMM_SRCS))
+VMM_LIB_OBJS	:= $(VMM_LIB_SRCS:%.c=$(BUILD)/host/%.o)
+UNIT_SRCS	:= $(wildcard tests/unit/check_*.c)
+UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+all: $(BUILD)/minivmm $(BUILD)/firmware.bin guests tools
+
+$(BUILD)/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libminivmm.a: $(VMM_LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/minivmm: $(BUILD)/host/vmm/main.o $(BUILD)/libminivmm.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libminivmm.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libminivmm.a \
+		$(LDLIBS) $(shell pkg-config --libs check)
+
+unit: $(UNIT_BINS)
+
+-include firmware/firmware.mk
+-include tests/guest/guest.mk
+-include tools/tools.mk
+
+deps:
+	@tools/deps.sh
+
+run: deps all
+	$(BUILD)/minivmm run $(RUN_ARGS)
+
+check: deps
+	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory SAN=1 BUILD=build-asan \
+		build-asan/minivmm unit
+	@tests/run.sh
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all unit deps run check clean guests tools
+.DELETE_ON_ERROR:
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The contract between the VMM and the guest side (firmware and test
+ * payloads): fixed I/O ports, where the machine description lives, and the
+ * names of the device-tree properties.  Everything else about the machine is
+ * read from the device tree, never assumed.
+ *
+ * Freestanding: only <stdint.h> types, no functions.
+ */
+#ifndef MINIVMM_ABI_H
+#define MINIVMM_ABI_H
+
+/* 16550A UART (COM1) and its ISA IRQ. */
+#define ABI_UART_PORT		0x3f8
+#define ABI_UART_IRQ		4
+
+/* Test-exit port: a 32-bit write of V ends the VM with status V & 0xff. */
+#define ABI_TEST_EXIT_PORT	0xf4
+
+/* Boot-progress port: a byte write records a milestone with a host time. */
+#define ABI_PROGRESS_PORT	0xf5
+
+/* Milestone bytes written to ABI_PROGRESS_PORT (0x01-0x3f: firmware,
+ * 0x40-0x7f: payloads; 0x80-0xff: free for tests). */
+#define ABI_MS_FW_ENTRY		0x01	/* first instruction after reset */
+#define ABI_MS_FW_PROTECTED	0x02	/* 32-bit protected mode */
+#define ABI_MS_FW_LONG		0x03	/* 64-bit long mode, C entry */
+#define ABI_MS_FW_FDT		0x04	/* machine description parsed */
+#define ABI_MS_FW_PCI		0x05	/* PCI enumerated, BARs assigned */
+#define ABI_MS_FW_MTRR		0x06	/* MTRRs programmed on all CPUs */
+#define ABI_MS_FW_TABLES	0x07	/* e820/ACPI/SMBIOS built */
+#define ABI_MS_FW_HANDOFF	0x08	/* about to jump to the payload */
+#define ABI_MS_PAYLOAD_ENTRY	0x40	/* payload's first instruction */
+#define ABI_MS_PAYLOAD_MAIN	0x41	/* payload's C main */
+#define ABI_MS_INIT_START	0x42	/* Linux init script started */
+
+/* Firmware failure statuses written to ABI_TEST_EXIT_PORT.  The VMM maps a
+ * test-exit value of ABI_FW_FAIL_BASE + reason to its own "firmware error"
+ * exit status; payload tests only use small values (0 pass, 1 fail). */
+#define ABI_FW_FAIL_MAGIC	0x4d460000u	/* 'MF' << 16 | reason */
+#define ABI_FW_FAIL_FDT		1	/* machine description missing/bad */
+#define ABI_FW_FAIL_PAYLOAD	2	/* payload failed validation */
+#define ABI_FW_FAIL_WINDOW	3	/* impossible device window */
+#define ABI_FW_FAIL_CPUS	4	/* more vCPUs than supported */
+#define ABI_FW_FAIL_MTRR	5	/* MTRR layout does not fit */
+#define ABI_FW_FAIL_INTERNAL	6	/* anything else */
+
+/*
+ * The flattened device tree is placed by the VMM at this guest-physical
+ * address, at most ABI_FDT_MAX bytes.  Layout (all numbers big-endian cells,
+ * #address-cells = #size-cells = 2 at the root):
+ *
+ *   / { compatible = "minivmm,machine"; model = "minivmm";
+ *       memory@0 { device_type = "memory"; reg = <addr size>...; };
+ *       cpus { #address-cells = <1>; #size-cells = <0>;
+ *              cpu@N { device_type = "cpu"; reg = <N>; }; ... };
+ *       chosen {
+ *           bootargs = "...";                       (from --append)
+ *           minivmm,version = "...";                (VMM version)
+ *           minivmm,payload-kind = "pvh" | "bzimage" | "none";
+ *           minivmm,payload-entry = <u64>;          (PVH entry, guest phys)
+ *           minivmm,payload-range = <u64 start, u64 size>;  (pre-placed)
+ *           minivmm,initrd-range = <u64 start, u64 size>;   (optional)
+ *           minivmm,options = "key=value" list;     (e.g. "xen-bar-mtrr=wb")
+ *       };
+ *   };
+ */
+#define ABI_FDT_ADDR		0x10000u
+#define ABI_FDT_MAX		0x10000u
+
+#define ABI_FDT_COMPATIBLE	"minivmm,machine"
+#define ABI_PROP_VERSION	"minivmm,version"
+#define ABI_PROP_PAYLOAD_KIND	"minivmm,payload-kind"
+#define ABI_PROP_PAYLOAD_ENTRY	"minivmm,payload-entry"
+#define ABI_PROP_PAYLOAD_RANGE	"minivmm,payload-range"
+#define ABI_PROP_INITRD_RANGE	"minivmm,initrd-range"
+#define ABI_PROP_OPTIONS	"minivmm,options"
+
+/* Low RAM the firmware uses for itself (never given to a payload as free
+ * RAM): page tables, stack, .bss, hvm_start_info, tables. */
+#define ABI_FW_RAM_BASE		0x1000u
+#define ABI_FW_RAM_END		0x10000u	/* FDT follows */
+#define ABI_BOOTINFO_BASE	0x20000u	/* start_info/boot_params/cmdline */
+#define ABI_BOOTINFO_END	0x30000u
+#define ABI_TABLES_BASE		0xe0000u	/* ACPI + SMBIOS, scannable */
+#define ABI_TABLES_END		0x100000u
+
+/* Payloads are loaded at or above 1 MiB. */
+#define ABI_PAYLOAD_MIN		0x100000u
+
+#endif

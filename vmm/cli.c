@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+#include "vmm/cli.h"
+#include "vmm/layout.h"
+#include "vmm/parse.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#define MAX_CPUS_CLI	255	/* xAPIC ids; KVM's own limit is checked later */
+
+enum long_only {
+	OPT_FIRMWARE = 256, OPT_KERNEL, OPT_INITRD, OPT_APPEND, OPT_TIMEOUT,
+	OPT_CONSOLE, OPT_STATS, OPT_STATS_JSON, OPT_TIMING, OPT_VERSION,
+};
+
+static const struct option options[] = {
+	{ "memory",	required_argument, NULL, 'm' },
+	{ "cpus",	required_argument, NULL, 'c' },
+	{ "firmware",	required_argument, NULL, OPT_FIRMWARE },
+	{ "kernel",	required_argument, NULL, OPT_KERNEL },
+	{ "initrd",	required_argument, NULL, OPT_INITRD },
+	{ "append",	required_argument, NULL, OPT_APPEND },
+	{ "timeout",	required_argument, NULL, OPT_TIMEOUT },
+	{ "console",	required_argument, NULL, OPT_CONSOLE },
+	{ "stats",	no_argument,	   NULL, OPT_STATS },
+	{ "stats-json",	required_argument, NULL, OPT_STATS_JSON },
+	{ "timing",	no_argument,	   NULL, OPT_TIMING },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ "version",	no_argument,	   NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_usage(FILE *out)
+{
+	fputs(
+"usage: minivmm [run] [options]\n"
+"\n"
+"Machine:\n"
+"  -m, --memory SIZE      guest RAM, K/M/G suffix (no suffix: MiB); default 256M\n"
+"  -c, --cpus N           vCPUs (1..KVM's limit); APs wait for INIT/SIPI\n"
+"  --firmware FILE        firmware image (default: the one built with minivmm)\n"
+"  --kernel FILE          payload: ELF with a PVH entry note\n"
+"  --initrd FILE          initial ramdisk for the payload\n"
+"  --append STRING        payload command line\n"
+"Running:\n"
+"  --timeout SECONDS      stop the guest after SECONDS (exit status 124)\n"
+"  --console MODE         stdio (default), none, or a FILE for guest output\n"
+"  --stats                print exit counts at exit (stderr)\n"
+"  --stats-json FILE      write the same as JSON, atomically\n"
+"  --timing               print boot milestones with host times (stderr)\n"
+"  -h, --help             this text;  --version  print the version\n"
+"\n"
+"Exit status: the guest's test-exit value & 0xff; 0 poweroff; 1 VMM error;\n"
+"2 bad usage or input; 3 guest reset; 4 triple fault; 5 KVM internal or\n"
+"emulation error; 6 firmware error; 7 quit by Ctrl-A x; 124 timeout;\n"
+"128+N killed by signal N.  See README.md.\n", out);
+}
+
+void cli_defaults(struct vmm_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mem_size = LAYOUT_RAM_DEFAULT;
+	cfg->cpus = 1;
+	cfg->console = CONSOLE_STDIO;
+	cfg->ecam = ECAM_RO;
+	cfg->pci_pio = true;
+	cfg->pci_buses = 1;
+	cfg->xen_platform = true;
+	cfg->xen_bar_mtrr = XEN_BAR_WB;
+	cfg->msr_default = "allow";
+	cfg->sandbox = true;
+}
+
+static int bad(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "minivmm: error: %s '%s': %s\n", opt, val, why);
+	return -1;
+}
+
+static int parse_memory(struct vmm_config *cfg, const char *v)
+{
+	uint64_t sz;
+
+	if (parse_size(v, &sz) < 0)
+		return bad("--memory", v, "not a size (examples: 512M, 2G)");
+	if (sz < 16 * MiB)
+		return bad("--memory", v, "at least 16M is needed");
+	if (sz & (2 * MiB - 1))
+		return bad("--memory", v, "must be a multiple of 2M");
+	cfg->mem_size = sz;
+	return 0;
+}
+
+static int parse_cpus(struct vmm_config *cfg, const char *v)
+{
+	uint64_t n;
+
+	if (parse_u64(v, &n) < 0)
+		return bad("--cpus", v, "not a number");
+	if (n < 1 || n > MAX_CPUS_CLI)
+		return bad("--cpus", v, "must be between 1 and 255");
+	cfg->cpus = (unsigned int)n;
+	return 0;
+}
+
+static int parse_console(struct vmm_config *cfg, const char *v)
+{
+	if (!*v)
+		return bad("--console", v, "expected stdio, none or a file");
+	if (!strcmp(v, "stdio")) {
+		cfg->console = CONSOLE_STDIO;
+	} else if (!strcmp(v, "none")) {
+		cfg->console = CONSOLE_NONE;
+	} else {
+		cfg->console = CONSOLE_FILE;
+		cfg->console_file = v;
+	}
+	return 0;
+}
+
+static int parse_one(struct vmm_config *cfg, int c, const char *v)
+{
+	switch (c) {
+	case 'm': return parse_memory(cfg, v);
+	case 'c': return parse_cpus(cfg, v);
+	case OPT_FIRMWARE: cfg->firmware = v; return 0;
+	case OPT_KERNEL: cfg->kernel = v; return 0;
+	case OPT_INITRD: cfg->initrd = v; return 0;
+	case OPT_APPEND: cfg->append = v; return 0;
+	case OPT_TIMEOUT:
+		if (parse_seconds(v, &cfg->timeout) < 0 || cfg->timeout == 0)
+			return bad("--timeout", v, "expected seconds > 0");
+		return 0;
+	case OPT_CONSOLE: return parse_console(cfg, v);
+	case OPT_STATS: cfg->stats = true; return 0;
+	case OPT_STATS_JSON: cfg->stats_json = v; return 0;
+	case OPT_TIMING: cfg->timing = true; return 0;
+	}
+	return -1;
+}
+
+enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv)
+{
+	int c;
+
+	if (argc > 1 && !strcmp(argv[1], "run")) {
+		argv++;
+		argc--;
+	}
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":m:c:h", options, NULL)) != -1) {
+		if (c == 'h') {
+			cli_usage(stdout);
+			return CLI_EXIT_OK;
+		}
+		if (c == OPT_VERSION) {
+			printf("minivmm %s\n", MINIVMM_VERSION);
+			return CLI_EXIT_OK;
+		}
+		if (c == '?') {
+			fprintf(stderr, "minivmm: error: unknown option '%s' "
+				"(see --help)\n", argv[optind - 1]);
+			return CLI_ERROR;
+		}
+		if (c == ':') {
+			fprintf(stderr, "minivmm: error: option '%s' needs a "
+				"value\n", argv[optind - 1]);
+			return CLI_ERROR;
+		}
+		if (parse_one(cfg, c, optarg) < 0)
+			return CLI_ERROR;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "minivmm: error: unexpected argument '%s' "
+			"(see --help)\n", argv[optind]);
+		return CLI_ERROR;
+	}
+	if (cfg->initrd && !cfg->kernel) {
+		fprintf(stderr, "minivmm: error: --initrd needs --kernel\n");
+		return CLI_ERROR;
+	}
+	return CLI_RUN;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * How a minivmm run ends: one exit status per way, documented in the README
+ * and in --help.  A guest's test-exit write of V ends the run with V & 0xff;
+ * the statuses below are what minivmm itself chooses.
+ */
+#ifndef MINIVMM_EXIT_STATUS_H
+#define MINIVMM_EXIT_STATUS_H
+
+enum exit_status {
+	EXIT_POWEROFF		= 0,	/* guest powered off (ACPI S5) */
+	EXIT_VMM_ERROR		= 1,	/* host/KVM failure, not the guest's */
+	EXIT_USAGE		= 2,	/* bad option, value, or input file */
+	EXIT_GUEST_RESET	= 3,	/* guest asked for a reset/reboot */
+	EXIT_TRIPLE_FAULT	= 4,	/* KVM_EXIT_SHUTDOWN */
+	EXIT_EMULATION		= 5,	/* KVM internal error, failed entry */
+	EXIT_FIRMWARE		= 6,	/* the firmware reported a failure */
+	EXIT_USER_QUIT		= 7,	/* Ctrl-A x on the console */
+	EXIT_TIMEOUT		= 124,	/* --timeout expired */
+	EXIT_SIGNAL_BASE	= 128,	/* + signal number (SIGINT: 130) */
+};
+
+#endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every guest-physical constant of the minivmm machine, in one place.
+ *
+ *   0                 .. low_ram_end       RAM (low part, at most 3 GiB)
+ *   0xc0000000        .. 0xe0000000        32-bit PCI memory window
+ *   0xe0000000        .. +buses MiB        PCIe ECAM window
+ *   0xfec00000                             IOAPIC
+ *   0xfee00000                             LAPIC
+ *   4 GiB - fw_size   .. 4 GiB             firmware ROM (read-only slot)
+ *   4 GiB             .. 4 GiB + high RAM  RAM (the rest)
+ *   align(ram top, 1 GiB) .. +64 GiB       64-bit PCI memory window
+ *
+ * The firmware learns all of this from the device tree.
+ */
+#ifndef MINIVMM_LAYOUT_H
+#define MINIVMM_LAYOUT_H
+
+#include "firmware/lib/abi.h"
+
+#define GiB			(1ull << 30)
+#define MiB			(1ull << 20)
+#define KiB			(1ull << 10)
+
+#define LAYOUT_LOW_RAM_MAX	0xc0000000ull	/* RAM above moves past 4G */
+#define LAYOUT_PCI32_BASE	0xc0000000ull
+#define LAYOUT_PCI32_SIZE	0x20000000ull
+#define LAYOUT_ECAM_BASE	0xe0000000ull
+#define LAYOUT_ECAM_MAX_BUSES	256
+#define LAYOUT_IOAPIC_BASE	0xfec00000ull
+#define LAYOUT_LAPIC_BASE	0xfee00000ull
+#define LAYOUT_FW_MAX		(1ull * MiB)	/* ROM window below 4 GiB */
+#define LAYOUT_HIGH_RAM_BASE	(4ull * GiB)
+#define LAYOUT_PCI64_ALIGN	(1ull * GiB)
+#define LAYOUT_PCI64_SIZE	(64ull * GiB)
+
+/* I/O port window for PCI I/O BARs. */
+#define LAYOUT_PCI_IO_BASE	0xc000u
+#define LAYOUT_PCI_IO_SIZE	0x4000u
+
+/* KVM needs three pages for the VMX TSS and one for the identity map. */
+#define LAYOUT_TSS_ADDR		0xfeffd000ull
+#define LAYOUT_IDENT_MAP_ADDR	0xfeffc000ull
+
+#define LAYOUT_RAM_MIN		(2ull * MiB)
+#define LAYOUT_RAM_DEFAULT	(256ull * MiB)
+
+#endif

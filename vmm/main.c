@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+/* minivmm: parse, validate, build, run.  Bad input exits with status 2. */
+#include "vmm/cli.h"
+#include "vmm/exit_status.h"
+#include "vmm/vm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static void report(struct vm *vm, int status)
+{
+	const struct vmm_config *cfg = vm->cfg;
+
+	if (cfg->timing)
+		timing_print(&vm->timing, stderr);
+	if (cfg->stats)
+		stats_print(&vm->stats, stderr);
+	if (cfg->stats_json &&
+	    stats_write_json(&vm->stats, cfg->stats_json, status) < 0)
+		fprintf(stderr, "minivmm: error: cannot write --stats-json "
+			"'%s'\n", cfg->stats_json);
+}
+
+int main(int argc, char **argv)
+{
+	struct vmm_config cfg;
+	struct vm *vm;
+	int status;
+
+	cli_defaults(&cfg);
+	switch (cli_parse(&cfg, argc, argv)) {
+	case CLI_EXIT_OK:
+		return 0;
+	case CLI_ERROR:
+		return EXIT_USAGE;
+	case CLI_RUN:
+		break;
+	}
+	vm = vm_create(&cfg, &status);
+	if (!vm)
+		return status;
+	status = vm_run(vm);
+	report(vm, status);
+	vm_destroy(vm);
+	return status;
+}
