@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reading the machine description (FDT) with libfdt, in one pass over the
+ * tree: every libfdt lookup by path or name rescans the blob, and each
+ * emulated instruction costs ~0.5 us here, so nodes and properties are
+ * visited once and dispatched by name.  Only the shape of the data is
+ * checked here; what the payload properties mean is checked where they are
+ * used (pvh.c).
+ */
+#include <libfdt.h>
+
+#include "firmware/fw.h"
+#include "firmware/lib/abi.h"
+#include "firmware/machine.h"
+
+#define fail(...)	fw_fail(ABI_FW_FAIL_FDT, __VA_ARGS__)
+
+enum node_kind { N_OTHER, N_ROOT, N_MEMORY, N_CPUS, N_CPU, N_CHOSEN };
+
+struct prop {
+	const char *name;
+	const void *val;
+	int len;
+};
+
+struct seen {
+	bool compatible, address_cells, size_cells, memory, cpus;
+	bool pvh_entry, pvh_range;
+};
+
+/* Name match; the first-byte test spares most strcmp calls, which matter
+ * at ~0.5 us per emulated instruction. */
+static bool is(const struct prop *p, const char *name)
+{
+	return p->name[0] == name[0] && !strcmp(p->name, name);
+}
+
+static const char *prop_string(const struct prop *p)
+{
+	const char *s = p->val;
+
+	if (p->len <= 0 || s[p->len - 1] != '\0')
+		fail("property %s is not a string", p->name);
+	return s;
+}
+
+static uint32_t prop_u32(const struct prop *p)
+{
+	if (p->len != 4)
+		fail("property %s must be one cell", p->name);
+	return fdt32_ld(p->val);
+}
+
+static void prop_u64s(const struct prop *p, uint64_t *v, int n)
+{
+	if (p->len != n * 8)
+		fail("property %s must be %d u64 cell(s)", p->name, n);
+	for (int i = 0; i < n; i++)
+		v[i] = fdt64_ld((const fdt64_t *)p->val + i);
+}
+
+static void root_prop(const struct prop *p, struct seen *seen)
+{
+	if (is(p, "compatible")) {
+		if (!fdt_stringlist_contains(p->val, p->len, ABI_FDT_COMPATIBLE))
+			fail("root node is not compatible with \"%s\"",
+			     ABI_FDT_COMPATIBLE);
+		seen->compatible = true;
+	} else if (is(p, "#address-cells")) {
+		if (prop_u32(p) != 2)
+			fail("root #address-cells must be 2");
+		seen->address_cells = true;
+	} else if (is(p, "#size-cells")) {
+		if (prop_u32(p) != 2)
+			fail("root #size-cells must be 2");
+		seen->size_cells = true;
+	}
+}
+
+static void memory_reg(struct machine *m, const struct prop *p)
+{
+	const fdt64_t *reg = p->val;
+	int err;
+
+	if (p->len <= 0 || p->len % 16)
+		fail("/memory@0 reg must be <u64 address, u64 size> pairs");
+	if (p->len / 16 > MACHINE_MAX_RAM)
+		fail("/memory@0 has more than %d ranges", MACHINE_MAX_RAM);
+	m->n_ram = (unsigned int)p->len / 16;
+	for (unsigned int i = 0; i < m->n_ram; i++)
+		m->ram[i] = (struct e820_entry){
+			.addr = fdt64_ld(&reg[2 * i]),
+			.size = fdt64_ld(&reg[2 * i + 1]),
+			.type = E820_RAM,
+		};
+	err = e820_ram_sort(m->ram, m->n_ram);
+	if (err)
+		fail("/memory@0 ranges are %s", err == -E820_EOVERLAP ?
+		     "overlapping" : "empty or wrap around");
+	m->ram_total = 0;
+	for (unsigned int i = 0; i < m->n_ram; i++)
+		m->ram_total += m->ram[i].size;		/* disjoint: no wrap */
+}
+
+static enum payload_kind parse_kind(const char *kind)
+{
+	if (!strcmp(kind, "none"))
+		return PAYLOAD_NONE;
+	if (!strcmp(kind, "pvh"))
+		return PAYLOAD_PVH;
+	if (!strcmp(kind, "bzimage"))
+		return PAYLOAD_BZIMAGE;
+	fail("unknown %s \"%s\"", ABI_PROP_PAYLOAD_KIND, kind);
+}
+
+#define MINIVMM_PREFIX	"minivmm,"
+#define PREFIX_LEN	(sizeof(MINIVMM_PREFIX) - 1)
+
+/* The minivmm,* properties of /chosen (all ABI_PROP_* names start with
+ * MINIVMM_PREFIX), matched without the common prefix. */
+#define TAIL(name)	((name) + PREFIX_LEN)
+
+static void minivmm_prop(struct machine *m, const struct prop *full,
+			 struct seen *seen)
+{
+	struct prop tail = *full, *p = &tail;
+	uint64_t r[2];
+
+	tail.name += PREFIX_LEN;
+	if (is(p, TAIL(ABI_PROP_OPTIONS))) {
+		m->options = prop_string(full);
+	} else if (is(p, TAIL(ABI_PROP_PAYLOAD_KIND))) {
+		m->payload = parse_kind(prop_string(full));
+	} else if (is(p, TAIL(ABI_PROP_PAYLOAD_ENTRY))) {
+		prop_u64s(full, &m->payload_entry, 1);
+		seen->pvh_entry = true;
+	} else if (is(p, TAIL(ABI_PROP_PAYLOAD_RANGE))) {
+		prop_u64s(full, r, 2);
+		m->payload_range = (struct mem_range){ r[0], r[1] };
+		seen->pvh_range = true;
+	} else if (is(p, TAIL(ABI_PROP_INITRD_RANGE))) {
+		prop_u64s(full, r, 2);
+		m->initrd = (struct mem_range){ r[0], r[1] };
+		m->has_initrd = true;
+	}
+}
+
+static void chosen_prop(struct machine *m, const struct prop *p,
+			struct seen *seen)
+{
+	if (is(p, "bootargs"))
+		m->bootargs = prop_string(p);
+	else if (!memcmp(p->name, MINIVMM_PREFIX, PREFIX_LEN))
+		minivmm_prop(m, p, seen);
+}
+
+static void node_props(const void *fdt, int node, enum node_kind kind,
+		       struct machine *m, struct seen *seen)
+{
+	int off;
+
+	fdt_for_each_property_offset(off, fdt, node) {
+		struct prop p;
+
+		p.val = fdt_getprop_by_offset(fdt, off, &p.name, &p.len);
+		if (!p.val)
+			fail("bad property: %s", fdt_strerror(p.len));
+		if (kind == N_ROOT) {
+			root_prop(&p, seen);
+		} else if (kind == N_MEMORY && is(&p, "reg")) {
+			memory_reg(m, &p);
+			seen->memory = true;
+		} else if (kind == N_CHOSEN) {
+			chosen_prop(m, &p, seen);
+		}
+	}
+	if (off != -FDT_ERR_NOTFOUND)
+		fail("bad property list: %s", fdt_strerror(off));
+}
+
+static enum node_kind classify(const char *name, int depth, bool in_cpus)
+{
+	if (depth == 0)
+		return N_ROOT;
+	if (depth == 1 && !strcmp(name, "memory@0"))
+		return N_MEMORY;
+	if (depth == 1 && !strcmp(name, "cpus"))
+		return N_CPUS;
+	if (depth == 1 && !strcmp(name, "chosen"))
+		return N_CHOSEN;
+	if (depth == 2 && in_cpus && !memcmp(name, "cpu@", 4))
+		return N_CPU;
+	return N_OTHER;
+}
+
+static void walk(const void *fdt, struct machine *m, struct seen *seen)
+{
+	int depth = 0, node;
+	bool in_cpus = false;
+
+	for (node = 0; node >= 0 && depth >= 0;
+	     node = fdt_next_node(fdt, node, &depth)) {
+		const char *name = fdt_get_name(fdt, node, NULL);
+		enum node_kind kind;
+
+		if (!name)
+			fail("bad node at offset %d", node);
+		if (depth == 1)
+			in_cpus = false;
+		kind = classify(name, depth, in_cpus);
+		if (kind == N_CPUS)
+			in_cpus = seen->cpus = true;
+		else if (kind == N_CPU)
+			m->n_cpus++;
+		else if (kind != N_OTHER)
+			node_props(fdt, node, kind, m, seen);
+	}
+	if (node < 0 && node != -FDT_ERR_NOTFOUND)
+		fail("bad structure: %s", fdt_strerror(node));
+}
+
+static void check_header(const void *fdt)
+{
+	int err = fdt_check_header(fdt);
+
+	if (err)
+		fail("no valid device tree at 0x%x: %s", ABI_FDT_ADDR,
+		     fdt_strerror(err));
+	if (fdt_totalsize(fdt) > ABI_FDT_MAX)
+		fail("device tree is %u bytes, more than %u",
+		     fdt_totalsize(fdt), ABI_FDT_MAX);
+}
+
+static void check_complete(const struct machine *m, const struct seen *s)
+{
+	if (!s->compatible)
+		fail("root node has no compatible \"%s\"", ABI_FDT_COMPATIBLE);
+	if (!s->address_cells || !s->size_cells)
+		fail("root #address-cells and #size-cells must be 2");
+	if (!s->memory)
+		fail("no /memory@0 node with reg");
+	if (!e820_ram_contains(m->ram, m->n_ram, 0, ABI_PAYLOAD_MIN))
+		fail("RAM does not cover the first 1 MiB");
+	if (!s->cpus)
+		fail("no /cpus node");
+	if (m->n_cpus == 0)
+		fail("no cpu@N nodes under /cpus");
+	if (m->n_cpus > MACHINE_MAX_CPUS)
+		fw_fail(ABI_FW_FAIL_CPUS, "%u CPUs, at most %d are supported",
+			m->n_cpus, MACHINE_MAX_CPUS);
+	if (m->payload == PAYLOAD_PVH && !s->pvh_entry)
+		fail("pvh payload without %s", ABI_PROP_PAYLOAD_ENTRY);
+	if (m->payload == PAYLOAD_PVH && !s->pvh_range)
+		fail("pvh payload without %s", ABI_PROP_PAYLOAD_RANGE);
+}
+
+void machine_read(struct machine *m, const void *fdt)
+{
+	struct seen seen = { 0 };
+
+	*m = (struct machine){ .bootargs = "", .options = "" };
+	check_header(fdt);
+	walk(fdt, m, &seen);
+	check_complete(m, &seen);
+}
