@@ -8,17 +8,10 @@
 
 void bus_init(struct bus *bus, const char *name, uint64_t limit)
 {
-	pthread_mutexattr_t attr;
-
 	memset(bus, 0, sizeof(*bus));
 	bus->name = name;
 	bus->limit = limit;
-	/* Recursive: a handler (a PCI config write moving a BAR) may
-	 * re-register ranges on the bus that is dispatching to it. */
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&bus->lock, &attr);
-	pthread_mutexattr_destroy(&attr);
+	pthread_mutex_init(&bus->lock, NULL);
 }
 
 void bus_destroy(struct bus *bus)
@@ -140,7 +133,7 @@ int bus_move(struct bus *bus, uint64_t old_base, uint64_t new_base,
 bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
 		bool is_write)
 {
-	struct bus_range *r;
+	struct bus_range r;
 	uint64_t off;
 	int i;
 
@@ -158,20 +151,26 @@ bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
 		pthread_mutex_unlock(&bus->lock);
 		return false;
 	}
-	r = &bus->ranges[i];
-	off = addr - r->base;
-	if (len > r->len - off)
-		len = (uint32_t)(r->len - off);
-	if (is_write) {
-		r->writes++;
-		if (r->ops->write)
-			r->ops->write(r->opaque, off, data, len);
-	} else {
-		r->reads++;
-		if (r->ops->read)
-			r->ops->read(r->opaque, off, data, len);
-	}
+	if (is_write)
+		bus->ranges[i].writes++;
+	else
+		bus->ranges[i].reads++;
+	r = bus->ranges[i];
 	pthread_mutex_unlock(&bus->lock);
+
+	/* The handler runs without the bus lock: devices serialise
+	 * themselves, and one (PCI) may re-register ranges on either bus
+	 * while another vCPU is dispatching on it.  Devices live as long as
+	 * the buses, so a range unregistered meanwhile is still safe. */
+	off = addr - r.base;
+	if (len > r.len - off)
+		len = (uint32_t)(r.len - off);
+	if (is_write) {
+		if (r.ops->write)
+			r.ops->write(r.opaque, off, data, len);
+	} else if (r.ops->read) {
+		r.ops->read(r.opaque, off, data, len);
+	}
 	return true;
 }
 

@@ -55,7 +55,9 @@ int bus_move(struct bus *bus, uint64_t old_base, uint64_t new_base,
 
 /* Dispatch one access.  Returns false if no range claims addr (reads then
  * return all-ones, writes are dropped; both are counted). An access that
- * runs past the end of its range is truncated to the range. */
+ * runs past the end of its range is truncated to the range.  The handler
+ * runs without the bus lock (devices serialise themselves) and may
+ * register, move or unregister ranges on any bus. */
 bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
 		bool is_write);
 

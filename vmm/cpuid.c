@@ -4,11 +4,15 @@
  *   - leaf 0x1: EBX[31:24] = initial APIC id (the vCPU index), EBX[23:16]
  *     = logical processors per package; ECX[31] "hypervisor present".
  *   - leaves 0xb and 0x1f: EDX = x2APIC id (the vCPU index).
+ *   - leaf 0x40000010 (the VMware/KVM "timing" leaf): EAX = TSC kHz from
+ *     KVM_GET_TSC_KHZ, and 0x40000000.EAX raised to cover it, so guests
+ *     (benchmarks) can turn cycles into time without calibrating.
  * Everything else is passed as KVM reports it. */
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/kvm.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +21,17 @@
 
 #define MAX_ENTRIES	256
 
+#define LEAF_HV_BASE	0x40000000u
+#define LEAF_HV_TIMING	0x40000010u
+
 static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
 		   unsigned int ncpus)
 {
 	switch (e->function) {
+	case LEAF_HV_BASE:
+		if (e->eax < LEAF_HV_TIMING)
+			e->eax = LEAF_HV_TIMING;
+		break;
 	case 1:
 		e->ebx = (e->ebx & 0x0000ffffu) | (id << 24) |
 			 ((ncpus & 0xffu) << 16);
@@ -31,6 +42,27 @@ static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
 		e->edx = id;
 		break;
 	}
+}
+
+static void add_timing_leaf(struct kvm_cpuid2 *c, int vcpu_fd)
+{
+	int khz = ioctl(vcpu_fd, KVM_GET_TSC_KHZ, 0);
+	bool have_base = false;
+
+	if (khz <= 0)
+		return;
+	for (uint32_t i = 0; i < c->nent; i++) {
+		have_base |= c->entries[i].function == LEAF_HV_BASE;
+		if (c->entries[i].function == LEAF_HV_TIMING) {
+			c->entries[i].eax = (uint32_t)khz;
+			return;
+		}
+	}
+	if (!have_base || c->nent >= MAX_ENTRIES)
+		return;
+	c->entries[c->nent++] = (struct kvm_cpuid_entry2){
+		.function = LEAF_HV_TIMING, .eax = (uint32_t)khz,
+	};
 }
 
 int cpuid_setup(struct vm *vm, struct vcpu *v)
@@ -47,6 +79,7 @@ int cpuid_setup(struct vm *vm, struct vcpu *v)
 	if (ret == 0) {
 		for (uint32_t i = 0; i < c->nent; i++)
 			adjust(&c->entries[i], v->id, vm->ncpus);
+		add_timing_leaf(c, v->fd);
 		ret = ioctl(v->fd, KVM_SET_CPUID2, c);
 	}
 	if (ret < 0)

@@ -20,4 +20,13 @@ enum exit_status {
 	EXIT_SIGNAL_BASE	= 128,	/* + signal number (SIGINT: 130) */
 };
 
+#include <stdint.h>
+
+/* The status for a guest test-exit write of value: value & 0xff, or
+ * EXIT_FIRMWARE when the firmware's failure magic is set (*fw_reason then
+ * receives the reason, see firmware/lib/abi.h). */
+int exit_status_from_test_exit(uint32_t value, uint32_t *fw_reason);
+/* One line describing a status, for --help and the README. */
+const char *exit_status_describe(int status);
+
 #endif

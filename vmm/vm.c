@@ -2,7 +2,9 @@
 /* Machine assembly and the run's lifetime.  vm_create() reads as the
  * machine's parts list, in order. */
 #include "vmm/vm.h"
+#include "devices/acpi_pm.h"
 #include "devices/uart16550.h"
+#include "firmware/lib/acpi_build.h"
 #include "vmm/exit_status.h"
 #include "vmm/fdt.h"
 #include "vmm/layout.h"
@@ -62,14 +64,15 @@ static void on_test_exit(void *ctx, uint32_t value, uint32_t width)
 {
 	struct vm *vm = ctx;
 
+	uint32_t reason;
+	int status = exit_status_from_test_exit(value, &reason);
+
 	(void)width;
-	if ((value & 0xffff0000u) == ABI_FW_FAIL_MAGIC) {
-		vm_stop(vm, EXIT_FIRMWARE, "firmware reported failure %u",
-			value & 0xffffu);
-		return;
-	}
-	vm_stop(vm, (int)(value & 0xff), "guest test-exit 0x%x (status %u)",
-		value, value & 0xff);
+	if (status == EXIT_FIRMWARE)
+		vm_stop(vm, status, "firmware reported failure %u", reason);
+	else
+		vm_stop(vm, status, "guest test-exit 0x%x (status %d)", value,
+			status);
 }
 
 static void on_progress(void *ctx, uint32_t value, uint32_t width)
@@ -80,6 +83,11 @@ static void on_progress(void *ctx, uint32_t value, uint32_t width)
 	timing_milestone(&vm->timing, (uint8_t)value);
 }
 
+static void on_poweroff(void *ctx)
+{
+	vm_stop(ctx, EXIT_POWEROFF, "guest powered off (ACPI S5)");
+}
+
 static int add_devices(struct vm *vm)
 {
 	struct irq_line uart_irq = { irq_to_kvm, vm, ABI_UART_IRQ };
@@ -88,13 +96,16 @@ static int add_devices(struct vm *vm)
 	vm->uart = uart_create(uart_irq, sink);
 	vm->exit_port = (struct debug_port){ on_test_exit, vm };
 	vm->progress_port = (struct debug_port){ on_progress, vm };
+	acpi_pm_init(&vm->acpi_pm, timing_now_ns, on_poweroff, vm);
 	if (!vm->uart ||
 	    bus_register(&vm->pio, ABI_UART_PORT, UART_NR_PORTS, &uart_ops,
 			 vm->uart, "uart-com1") < 0 ||
 	    bus_register(&vm->pio, ABI_TEST_EXIT_PORT, 1, &debug_port_ops,
 			 &vm->exit_port, "test-exit") < 0 ||
 	    bus_register(&vm->pio, ABI_PROGRESS_PORT, 1, &debug_port_ops,
-			 &vm->progress_port, "boot-progress") < 0) {
+			 &vm->progress_port, "boot-progress") < 0 ||
+	    bus_register(&vm->pio, ACPI_PM1A_EVT_PORT, ACPI_PM_PORTS_LEN,
+			 &acpi_pm_ops, &vm->acpi_pm, "acpi-pm") < 0) {
 		fprintf(stderr, "minivmm: error: registering devices\n");
 		return -1;
 	}

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "devices/acpi_pm.h"
 #include "devices/test_exit.h"
 #include "vmm/bus.h"
 #include "vmm/cli.h"
@@ -45,6 +46,7 @@ struct vm {
 	struct uart *uart;
 	struct debug_port exit_port;
 	struct debug_port progress_port;
+	struct acpi_pm acpi_pm;
 	struct msr_exit_handler msr;
 	struct payload payload;
 	struct rom rom;

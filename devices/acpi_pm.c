@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#include "devices/acpi_pm.h"
+#include "firmware/lib/acpi_build.h"
+
+#include <string.h>
+
+#define PM_TMR_HZ	3579545ull
+#define OFF_STS		0
+#define OFF_EN		2
+#define OFF_CNT		(ACPI_PM1A_CNT_PORT - ACPI_PM1A_EVT_PORT)
+#define OFF_TMR		(ACPI_PM_TMR_PORT - ACPI_PM1A_EVT_PORT)
+#define SLP_TYP_MASK	(7u << ACPI_PM1_SLP_TYP_SHIFT)
+
+void acpi_pm_init(struct acpi_pm *pm, uint64_t (*now_ns)(void),
+		  void (*poweroff)(void *ctx), void *ctx)
+{
+	memset(pm, 0, sizeof(*pm));
+	pm->now_ns = now_ns;
+	pm->start_ns = now_ns();
+	pm->poweroff = poweroff;
+	pm->ctx = ctx;
+	pm->cnt = ACPI_PM1_SCI_EN;
+}
+
+static uint32_t timer(const struct acpi_pm *pm)
+{
+	uint64_t ns = pm->now_ns() - pm->start_ns;
+
+	/* ns * HZ / 1e9 without overflow for centuries of uptime. */
+	return (uint32_t)((ns / 1000000000ull) * PM_TMR_HZ +
+			  (ns % 1000000000ull) * PM_TMR_HZ / 1000000000ull);
+}
+
+/* The registers as one little-endian byte image, so any width at any
+ * offset reads consistently. */
+static void image(const struct acpi_pm *pm, uint8_t img[ACPI_PM_PORTS_LEN])
+{
+	uint32_t t = timer(pm);
+
+	memset(img, 0, ACPI_PM_PORTS_LEN);
+	memcpy(img + OFF_STS, &pm->sts, 2);
+	memcpy(img + OFF_EN, &pm->en, 2);
+	memcpy(img + OFF_CNT, &pm->cnt, 2);
+	memcpy(img + OFF_TMR, &t, 4);
+}
+
+static void pm_read(void *opaque, uint64_t off, uint8_t *data, uint32_t len)
+{
+	uint8_t img[ACPI_PM_PORTS_LEN];
+
+	image(opaque, img);
+	for (uint32_t i = 0; i < len; i++)
+		data[i] = off + i < ACPI_PM_PORTS_LEN ? img[off + i] : 0xff;
+}
+
+static void write_byte(struct acpi_pm *pm, unsigned int off, uint8_t v)
+{
+	switch (off) {
+	case OFF_STS: case OFF_STS + 1:
+		pm->sts &= (uint16_t)~((uint16_t)v << 8 * (off - OFF_STS));
+		break;
+	case OFF_EN: case OFF_EN + 1:
+		pm->en &= (uint16_t)~(0xffu << 8 * (off - OFF_EN));
+		pm->en |= (uint16_t)(v << 8 * (off - OFF_EN));
+		break;
+	case OFF_CNT: case OFF_CNT + 1:
+		pm->cnt &= (uint16_t)~(0xffu << 8 * (off - OFF_CNT));
+		pm->cnt |= (uint16_t)(v << 8 * (off - OFF_CNT));
+		pm->cnt |= ACPI_PM1_SCI_EN;
+		break;
+	}
+}
+
+static void pm_write(void *opaque, uint64_t off, const uint8_t *data,
+		     uint32_t len)
+{
+	struct acpi_pm *pm = opaque;
+
+	for (uint32_t i = 0; i < len && off + i < ACPI_PM_PORTS_LEN; i++)
+		write_byte(pm, (unsigned int)(off + i), data[i]);
+	if (pm->cnt & ACPI_PM1_SLP_EN) {
+		unsigned int typ = (pm->cnt & SLP_TYP_MASK) >>
+				   ACPI_PM1_SLP_TYP_SHIFT;
+
+		pm->cnt &= (uint16_t)~ACPI_PM1_SLP_EN;	/* self-clearing */
+		if (typ == ACPI_SLP_TYP_S5 && pm->poweroff)
+			pm->poweroff(pm->ctx);
+	}
+}
+
+const struct bus_ops acpi_pm_ops = { .read = pm_read, .write = pm_write };

@@ -1,0 +1,40 @@
+# Helpers for boot tests: run minivmm, check its status and output.
+# Each check prints "PASS: name" or "FAIL: name" plus what was seen.
+MINIVMM=${MINIVMM:-build/minivmm}
+BUILD=${BUILD:-build}
+GUESTS=build/guests
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# vm NAME TIMEOUT ARGS...: runs minivmm, output in $TMP/NAME.{out,err},
+# status in $status.  TIMEOUT is a host-side safety net (never a test
+# assertion): a hung VMM fails the test instead of hanging CI.
+vm() {
+	local name=$1 limit=$2
+	shift 2
+	timeout -k 5 "$limit" "$MINIVMM" "$@" </dev/null \
+		>"$TMP/$name.out" 2>"$TMP/$name.err"
+	status=$?
+}
+
+pass() { echo "PASS: $1"; }
+fail() {
+	echo "FAIL: $1 ($2)"
+	for f in "$TMP/$1.out" "$TMP/$1.err"; do
+		[ -f "$f" ] && sed 's/^/    /' "$f" | tail -n 15
+	done
+}
+
+# expect NAME STATUS [REGEX-in-stdout] [REGEX-in-stderr]
+expect() {
+	local name=$1 want=$2 out=${3:-} err=${4:-}
+	if [ "$status" != "$want" ]; then
+		fail "$name" "status $status, expected $want"
+	elif [ -n "$out" ] && ! grep -qE -- "$out" "$TMP/$name.out"; then
+		fail "$name" "stdout lacks /$out/"
+	elif [ -n "$err" ] && ! grep -qE -- "$err" "$TMP/$name.err"; then
+		fail "$name" "stderr lacks /$err/"
+	else
+		pass "$name"
+	fi
+}

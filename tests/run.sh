@@ -1,0 +1,70 @@
+#!/bin/bash
+# Runs every test: the Check unit tests (normal and ASan+UBSan builds) and
+# the boot tests (tests/boot/*.sh, against both VMM builds).  Ends with one
+# "N passed, N failed" line; exits non-zero if anything failed.
+set -u
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=()
+log_dir=build/test-logs
+mkdir -p "$log_dir"
+
+# Check prints "NN%: Checks: N, Failures: F, Errors: E".
+run_unit() {
+	local bin=$1 name log out n f e
+	name=$(basename "$(dirname "$(dirname "$bin")")")/$(basename "$bin")
+	log="$log_dir/${name//\//_}.log"
+	CK_FORK=yes "$bin" >"$log" 2>&1
+	out=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -n 1)
+	if [[ $out =~ Checks:\ ([0-9]+),\ Failures:\ ([0-9]+),\ Errors:\ ([0-9]+) ]]; then
+		n=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}; e=${BASH_REMATCH[3]}
+	else
+		n=1; f=0; e=1	# crashed before the summary
+	fi
+	# A sanitizer report fails the binary even if Check counted a pass.
+	if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$log"; then
+		e=$((e + 1))
+	fi
+	passed=$((passed + n - f - e))
+	failed=$((failed + f + e))
+	printf '%-44s %s\n' "$name" "${out:-CRASHED (see $log)}"
+	if [ $((f + e)) -gt 0 ]; then
+		failures+=("$name: see $log")
+		grep -E ':[EF]:|runtime error|Sanitizer' "$log" | head -n 20
+	fi
+}
+
+for build in build build-asan; do
+	for bin in "$build"/tests/check_*; do
+		[ -x "$bin" ] && run_unit "$bin"
+	done
+done
+
+# Boot tests print "PASS: name" / "FAIL: name" lines.
+for build in build build-asan; do
+	[ -x "$build/minivmm" ] || continue
+	for t in tests/boot/*.sh; do
+		[ "$(basename "$t")" = lib.sh ] && continue
+		log="$log_dir/$(basename "$t" .sh)-$build.log"
+		MINIVMM="$build/minivmm" BUILD="$build" bash "$t" >"$log" 2>&1
+		p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log")
+		if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+			f=1	# the script died before reporting anything
+		fi
+		passed=$((passed + p))
+		failed=$((failed + f))
+		printf '%-44s %d passed, %d failed\n' "boot/$(basename "$t") [$build]" "$p" "$f"
+		if [ "$f" -gt 0 ]; then
+			grep -A8 '^FAIL: ' "$log" | head -n 40
+			failures+=("boot/$(basename "$t") [$build]: see $log")
+		fi
+	done
+done
+
+for f in "${failures[@]}"; do
+	echo "failed: $f"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Installs (as root) or names (otherwise) the Debian packages minivmm needs
+# to build and test.  Used by `make run` and `make check`.
+set -eu
+
+PKGS="gcc make pkg-config libc6-dev linux-libc-dev libfdt-dev check
+acpica-tools libseccomp-dev libcjson-dev libcapstone-dev busybox-static
+clang libclang-rt-14-dev python3 cpio"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+	echo "minivmm: installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing
+	exit 0
+fi
+echo "minivmm: missing packages; install them with:"
+echo "  sudo apt-get install -y$missing"
+exit 1
