@@ -46,20 +46,25 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libminivmm.a
 
 unit: $(UNIT_BINS)
 
--include firmware/firmware.mk
--include tests/guest/guest.mk
+include firmware/firmware.mk
+include tests/guest/guest.mk
 -include tools/tools.mk
 
 deps:
 	@tools/deps.sh
 
-run: deps all
+# The demo: firmware plus the hello payload, with boot timing.
+RUN_ARGS ?= --kernel $(BUILD)/guests/hello.elf \
+	    --append "hello from make run" --timing
+
+run: deps
+	@$(MAKE) --no-print-directory all
 	$(BUILD)/minivmm run $(RUN_ARGS)
 
 check: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build-asan \
-		build-asan/minivmm unit
+		build-asan/minivmm build-asan/firmware.bin unit
 	@tests/run.sh
 
 clean:

@@ -67,7 +67,6 @@ void cli_defaults(struct vmm_config *cfg)
 	cfg->pci_buses = 1;
 	cfg->xen_platform = true;
 	cfg->xen_bar_mtrr = XEN_BAR_WB;
-	cfg->msr_default = "allow";
 	cfg->sandbox = true;
 }
 
@@ -148,7 +147,7 @@ enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv)
 		argc--;
 	}
 	opterr = 0;
-	optind = 1;
+	optind = 0;	/* 0, not 1: also resets glibc's short-option state */
 	while ((c = getopt_long(argc, argv, ":m:c:h", options, NULL)) != -1) {
 		if (c == 'h') {
 			cli_usage(stdout);

@@ -32,7 +32,8 @@ int loader_read_file(const char *path, size_t max, uint8_t **buf,
 	struct stat st;
 	uint8_t *b;
 	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hang us before fstat rejects it. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0)
 		return fail(err, "cannot open: %s", strerror(errno));
@@ -116,24 +117,27 @@ static int read_phdrs(const uint8_t *buf, size_t len, struct phdr *out,
 	bool is64 = buf[EI_CLASS] == ELFCLASS64;
 	uint64_t phoff, phentsize, phnum;
 
+	/* Headers are copied out: buf need not be aligned. */
 	if (is64) {
-		const Elf64_Ehdr *eh = (const void *)buf;
+		Elf64_Ehdr eh;
 
-		if (len < sizeof(*eh))
+		if (len < sizeof(eh))
 			return fail(err, "truncated ELF header");
-		phoff = eh->e_phoff;
-		phentsize = eh->e_phentsize;
-		phnum = eh->e_phnum;
+		memcpy(&eh, buf, sizeof(eh));
+		phoff = eh.e_phoff;
+		phentsize = eh.e_phentsize;
+		phnum = eh.e_phnum;
 		if (phentsize != sizeof(Elf64_Phdr))
 			return fail(err, "bad program header size");
 	} else {
-		const Elf32_Ehdr *eh = (const void *)buf;
+		Elf32_Ehdr eh;
 
-		if (len < sizeof(*eh))
+		if (len < sizeof(eh))
 			return fail(err, "truncated ELF header");
-		phoff = eh->e_phoff;
-		phentsize = eh->e_phentsize;
-		phnum = eh->e_phnum;
+		memcpy(&eh, buf, sizeof(eh));
+		phoff = eh.e_phoff;
+		phentsize = eh.e_phentsize;
+		phnum = eh.e_phnum;
 		if (phentsize != sizeof(Elf32_Phdr))
 			return fail(err, "bad program header size");
 	}
@@ -182,12 +186,17 @@ int elf_pvh_parse(const uint8_t *buf, size_t len, struct elf_pvh_info *info,
 		    !have_entry)
 			have_entry = find_pvh_note(buf + h->offset, h->filesz,
 						   &info->entry);
-		if (h->type != PT_LOAD || !h->memsz)
+		if (h->type != PT_LOAD)
+			continue;
+		if (h->filesz > h->memsz)
+			return fail(err, "segment %d has more file bytes than "
+				    "memory bytes", i);
+		if (!h->memsz)
 			continue;
 		if (info->nseg == ELF_MAX_SEGMENTS)
 			return fail(err, "more than %d loadable segments",
 				    ELF_MAX_SEGMENTS);
-		if (h->filesz > h->memsz || !in_file(len, h->offset, h->filesz))
+		if (!in_file(len, h->offset, h->filesz))
 			return fail(err, "segment %d lies outside the file", i);
 		if (h->paddr + h->memsz < h->paddr)
 			return fail(err, "segment %d wraps around", i);
@@ -212,6 +221,17 @@ static bool segment_ok(struct gmem *mem, const struct elf_segment *s,
 	return gmem_ptr(mem, s->paddr, s->memsz) != NULL;
 }
 
+static bool entry_in_segments(const struct elf_pvh_info *info)
+{
+	for (int i = 0; i < info->nseg; i++) {
+		const struct elf_segment *s = &info->seg[i];
+
+		if (info->entry >= s->paddr && info->entry - s->paddr < s->memsz)
+			return true;
+	}
+	return false;
+}
+
 static int place_segments(struct gmem *mem, const uint8_t *buf,
 			  const struct elf_pvh_info *info, struct payload *p,
 			  char *err)
@@ -234,7 +254,7 @@ static int place_segments(struct gmem *mem, const uint8_t *buf,
 		lo = s->paddr < lo ? s->paddr : lo;
 		hi = s->paddr + s->memsz > hi ? s->paddr + s->memsz : hi;
 	}
-	if (info->entry < lo || info->entry >= hi)
+	if (!entry_in_segments(info))
 		return fail(err, "PVH entry 0x%llx is outside the loaded "
 			    "segments", (unsigned long long)info->entry);
 	p->kind = PAYLOAD_PVH;
@@ -273,6 +293,12 @@ int initrd_load(struct gmem *mem, const char *path, struct payload *p)
 	if (loader_read_file(path, mem->ram_size, &buf, &len, err) < 0) {
 		fprintf(stderr, "minivmm: error: --initrd '%s': %s\n", path,
 			err);
+		return -1;
+	}
+	if (!len) {
+		fprintf(stderr, "minivmm: error: --initrd '%s': empty file\n",
+			path);
+		free(buf);
 		return -1;
 	}
 	/* As high in low RAM as it fits, page aligned, above the payload. */
