@@ -11,6 +11,7 @@
 enum long_only {
 	OPT_FIRMWARE = 256, OPT_KERNEL, OPT_INITRD, OPT_APPEND, OPT_TIMEOUT,
 	OPT_CONSOLE, OPT_STATS, OPT_STATS_JSON, OPT_TIMING, OPT_VERSION,
+	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
 };
 
 static const struct option options[] = {
@@ -25,6 +26,10 @@ static const struct option options[] = {
 	{ "stats",	no_argument,	   NULL, OPT_STATS },
 	{ "stats-json",	required_argument, NULL, OPT_STATS_JSON },
 	{ "timing",	no_argument,	   NULL, OPT_TIMING },
+	{ "msr-policy",	required_argument, NULL, OPT_MSR_POLICY },
+	{ "msr",	required_argument, NULL, OPT_MSR },
+	{ "msr-default", required_argument, NULL, OPT_MSR_DEFAULT },
+	{ "msr-policy-check", required_argument, NULL, OPT_MSR_CHECK },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -48,6 +53,12 @@ void cli_usage(FILE *out)
 "  --stats                print exit counts at exit (stderr)\n"
 "  --stats-json FILE      write the same as JSON, atomically\n"
 "  --timing               print boot milestones with host times (stderr)\n"
+"MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see README):\n"
+"  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
+"                         xen-relaxed|therm-compat\n"
+"  --msr RULE             one more rule (repeatable, after the file)\n"
+"  --msr-default ACTION   allow (default), deny or ignore for unnamed MSRs\n"
+"  --msr-policy-check FILE  print the effective table and exit\n"
 "  -h, --help             this text;  --version  print the version\n"
 "\n"
 "Exit status: the guest's test-exit value & 0xff; 0 poweroff; 1 VMM error;\n"
@@ -134,6 +145,20 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_STATS: cfg->stats = true; return 0;
 	case OPT_STATS_JSON: cfg->stats_json = v; return 0;
 	case OPT_TIMING: cfg->timing = true; return 0;
+	case OPT_MSR_POLICY: cfg->msr_policy = v; return 0;
+	case OPT_MSR:
+		if (cfg->n_msr_rules == CLI_MAX_MSR_RULES)
+			return bad("--msr", v, "too many --msr rules (64)");
+		cfg->msr_rules[cfg->n_msr_rules++] = v;
+		return 0;
+	case OPT_MSR_DEFAULT:
+		if (strcmp(v, "allow") && strcmp(v, "deny") &&
+		    strcmp(v, "ignore"))
+			return bad("--msr-default", v,
+				   "expected allow, deny or ignore");
+		cfg->msr_default = v;
+		return 0;
+	case OPT_MSR_CHECK: cfg->msr_policy_check = v; return 0;
 	}
 	return -1;
 }

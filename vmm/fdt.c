@@ -81,6 +81,31 @@ static int add_chosen(void *fdt, const struct vmm_config *cfg,
 	return fdt_end_node(fdt);
 }
 
+/* The PCI windows follow from the layout and the options: see layout.h. */
+static int add_pci(void *fdt, const struct vmm_config *cfg,
+		   const struct gmem *mem)
+{
+	uint64_t io[2] = { LAYOUT_PCI_IO_BASE, LAYOUT_PCI_IO_SIZE };
+	uint64_t m32[2] = { LAYOUT_PCI32_BASE, LAYOUT_PCI32_SIZE };
+	uint64_t m64[2] = { layout_pci64_base(mem->high_ram_end),
+			    LAYOUT_PCI64_SIZE };
+	uint64_t ecam[2] = { LAYOUT_ECAM_BASE,
+			     (uint64_t)cfg->pci_buses * MiB };
+	uint32_t range[2] = { cpu_to_fdt32(0),
+			      cpu_to_fdt32(cfg->pci_buses - 1) };
+
+	TRY(fdt_begin_node(fdt, ABI_PCI_NODE));
+	TRY(fdt_property_string(fdt, "compatible", ABI_PCI_COMPATIBLE));
+	TRY(fdt_property(fdt, ABI_PROP_BUS_RANGE, range, sizeof(range)));
+	if (cfg->ecam != ECAM_OFF)
+		TRY(prop_u64s(fdt, ABI_PROP_ECAM, ecam, 2));
+	TRY(fdt_property_u32(fdt, ABI_PROP_PIO, cfg->pci_pio));
+	TRY(prop_u64s(fdt, ABI_PROP_IO_WINDOW, io, 2));
+	TRY(prop_u64s(fdt, ABI_PROP_MEM32_WINDOW, m32, 2));
+	TRY(prop_u64s(fdt, ABI_PROP_MEM64_WINDOW, m64, 2));
+	return fdt_end_node(fdt);
+}
+
 int fdt_build(void *buf, size_t size, const struct vmm_config *cfg,
 	      const struct gmem *mem, const struct payload *p)
 {
@@ -96,6 +121,7 @@ int fdt_build(void *buf, size_t size, const struct vmm_config *cfg,
 	TRY(add_memory(fdt, mem));
 	TRY(add_cpus(fdt, cfg->cpus));
 	TRY(add_chosen(fdt, cfg, p));
+	TRY(add_pci(fdt, cfg, mem));
 	TRY(fdt_end_node(fdt));
 	return fdt_finish(fdt);
 }

@@ -42,6 +42,16 @@
 #define LAYOUT_TSS_ADDR		0xfeffd000ull
 #define LAYOUT_IDENT_MAP_ADDR	0xfeffc000ull
 
+/* The 64-bit PCI window starts at the first 1 GiB boundary above RAM. */
+static inline unsigned long long layout_pci64_base(unsigned long long
+						   high_ram_end)
+{
+	unsigned long long top = high_ram_end > LAYOUT_HIGH_RAM_BASE ?
+				 high_ram_end : LAYOUT_HIGH_RAM_BASE;
+
+	return (top + LAYOUT_PCI64_ALIGN - 1) & ~(LAYOUT_PCI64_ALIGN - 1);
+}
+
 #define LAYOUT_RAM_MIN		(2ull * MiB)
 #define LAYOUT_RAM_DEFAULT	(256ull * MiB)
 

@@ -2,6 +2,7 @@
 /* minivmm: parse, validate, build, run.  Bad input exits with status 2. */
 #include "vmm/cli.h"
 #include "vmm/exit_status.h"
+#include "vmm/msr_vm.h"
 #include "vmm/vm.h"
 
 #include <stdio.h>
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
 	case CLI_RUN:
 		break;
 	}
+	if (cfg.msr_policy_check)
+		return msr_policy_check(&cfg, stdout);
 	vm = vm_create(&cfg, &status);
 	if (!vm)
 		return status;

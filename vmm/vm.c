@@ -8,6 +8,7 @@
 #include "vmm/exit_status.h"
 #include "vmm/fdt.h"
 #include "vmm/layout.h"
+#include "vmm/msr_vm.h"
 #include "vmm/vcpu.h"
 
 #include <cjson/cJSON.h>
@@ -251,6 +252,7 @@ static int create_vcpus(struct vm *vm)
 struct vm *vm_create(const struct vmm_config *cfg, int *status)
 {
 	struct vm *vm = calloc(1, sizeof(*vm));
+	bool bad_input;
 
 	*status = EXIT_VMM_ERROR;
 	if (!vm)
@@ -288,6 +290,10 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	*status = EXIT_VMM_ERROR;
 	if (add_devices(vm) < 0 || create_vcpus(vm) < 0)
 		goto fail;
+	if (msr_vm_setup(vm, &bad_input) < 0) {
+		*status = bad_input ? EXIT_USAGE : EXIT_VMM_ERROR;
+		goto fail;
+	}
 	timing_event(&vm->timing, "machine assembled");
 	return vm;
 fail:
@@ -299,6 +305,7 @@ void vm_destroy(struct vm *vm)
 {
 	if (!vm)
 		return;
+	msr_vm_destroy(vm);
 	for (unsigned int i = 0; vm->vcpus && i < vm->ncpus; i++)
 		vcpu_destroy(&vm->vcpus[i]);
 	free(vm->vcpus);

@@ -48,6 +48,7 @@ struct vm {
 	struct debug_port progress_port;
 	struct acpi_pm acpi_pm;
 	struct msr_exit_handler msr;
+	void *msr_state;	/* msr_vm.c */
 	struct payload payload;
 	struct rom rom;
 	struct vcpu *vcpus;

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MSR policy in a running VM: builds the table from the options,
+ * installs the KVM filter and user-space MSR exits, answers exits for the
+ * vCPU loop, and reports the MSRs the guest touched in --stats.
+ */
+#ifndef MINIVMM_MSR_VM_H
+#define MINIVMM_MSR_VM_H
+
+#include <stdio.h>
+
+#include "vmm/cli.h"
+#include "vmm/msr_policy.h"
+
+struct vm;
+
+/* The policy from --msr-policy, --msr and --msr-default, in that order.
+ * 0, or -1 after printing one "minivmm: error: FILE:LINE:COL: ..." line.
+ * The caller frees p either way. */
+int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,
+			   const char *policy_file);
+
+/* --msr-policy-check FILE: print the effective table and the KVM filter it
+ * compiles to.  Returns the exit status (0, or 2 for a bad policy). */
+int msr_policy_check(const struct vmm_config *cfg, FILE *out);
+
+/* Sets up the policy for vm (after the vCPUs exist).  0, or -1 after
+ * printing why; *bad_input tells a user error from a host one. */
+int msr_vm_setup(struct vm *vm, bool *bad_input);
+void msr_vm_destroy(struct vm *vm);
+
+#endif
