@@ -68,6 +68,16 @@ static void remove_at(struct bus *bus, int i)
 	bus->n--;
 }
 
+bool bus_overlaps(struct bus *bus, uint64_t base, uint64_t len)
+{
+	bool ret;
+
+	pthread_mutex_lock(&bus->lock);
+	ret = len && overlaps(bus, base, len, -1);
+	pthread_mutex_unlock(&bus->lock);
+	return ret;
+}
+
 int bus_register(struct bus *bus, uint64_t base, uint64_t len,
 		 const struct bus_ops *ops, void *opaque, const char *name)
 {

@@ -47,6 +47,8 @@ void bus_destroy(struct bus *bus);
  * existing range, or a full table.  Nothing changes on failure. */
 int bus_register(struct bus *bus, uint64_t base, uint64_t len,
 		 const struct bus_ops *ops, void *opaque, const char *name);
+/* True if [base, base+len) overlaps a registered range. */
+bool bus_overlaps(struct bus *bus, uint64_t base, uint64_t len);
 /* Remove the range registered at base with this opaque; -1 if none. */
 int bus_unregister(struct bus *bus, uint64_t base, void *opaque);
 /* Move a range; on failure (overlap, overflow) the old range stays. */

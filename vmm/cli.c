@@ -12,6 +12,8 @@ enum long_only {
 	OPT_FIRMWARE = 256, OPT_KERNEL, OPT_INITRD, OPT_APPEND, OPT_TIMEOUT,
 	OPT_CONSOLE, OPT_STATS, OPT_STATS_JSON, OPT_TIMING, OPT_VERSION,
 	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
+	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
+	OPT_DUMP_ACPI,
 };
 
 static const struct option options[] = {
@@ -26,6 +28,12 @@ static const struct option options[] = {
 	{ "stats",	no_argument,	   NULL, OPT_STATS },
 	{ "stats-json",	required_argument, NULL, OPT_STATS_JSON },
 	{ "timing",	no_argument,	   NULL, OPT_TIMING },
+	{ "ecam",	required_argument, NULL, OPT_ECAM },
+	{ "pci-pio",	required_argument, NULL, OPT_PCI_PIO },
+	{ "pci-buses",	required_argument, NULL, OPT_PCI_BUSES },
+	{ "xen-platform", required_argument, NULL, OPT_XEN_PLATFORM },
+	{ "xen-bar-mtrr", required_argument, NULL, OPT_XEN_BAR_MTRR },
+	{ "dump-acpi",	required_argument, NULL, OPT_DUMP_ACPI },
 	{ "msr-policy",	required_argument, NULL, OPT_MSR_POLICY },
 	{ "msr",	required_argument, NULL, OPT_MSR },
 	{ "msr-default", required_argument, NULL, OPT_MSR_DEFAULT },
@@ -53,6 +61,15 @@ void cli_usage(FILE *out)
 "  --stats                print exit counts at exit (stderr)\n"
 "  --stats-json FILE      write the same as JSON, atomically\n"
 "  --timing               print boot milestones with host times (stderr)\n"
+"PCI:\n"
+"  --ecam ro|trap|off     ECAM window mapped read-only (default: reads never\n"
+"                         exit), trapped on every access, or absent\n"
+"  --pci-pio on|off       offer CF8/CFC config access (default on)\n"
+"  --pci-buses N          buses in the ECAM window, 1..256 (default 1)\n"
+"  --xen-platform on|off  the Xen platform device 5853:0001 (default on)\n"
+"  --xen-bar-mtrr wb|uc   firmware keeps its BAR write-back (default) or\n"
+"                         uncacheable like hvmloader before Xen 4.21\n"
+"  --dump-acpi DIR        at exit, write the guest's ACPI tables to DIR\n"
 "MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see README):\n"
 "  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
 "                         xen-relaxed|therm-compat\n"
@@ -128,8 +145,55 @@ static int parse_console(struct vmm_config *cfg, const char *v)
 	return 0;
 }
 
+/* Index of v in the NULL-terminated words, or -1 after complaining. */
+static int choice(const char *opt, const char *v, const char *const *words,
+		  const char *expected)
+{
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(v, words[i]))
+			return i;
+	return bad(opt, v, expected);
+}
+
+static const char *const on_off[] = { "off", "on", NULL };
+
+static int parse_pci(struct vmm_config *cfg, int c, const char *v)
+{
+	static const char *const ecam[] = { "ro", "trap", "off", NULL };
+	static const char *const mtrr[] = { "wb", "uc", NULL };
+	uint64_t n;
+	int i;
+
+	switch (c) {
+	case OPT_ECAM:
+		i = choice("--ecam", v, ecam, "expected ro, trap or off");
+		cfg->ecam = (enum ecam_mode)i;
+		return i < 0 ? -1 : 0;
+	case OPT_PCI_PIO:
+		i = choice("--pci-pio", v, on_off, "expected on or off");
+		cfg->pci_pio = i == 1;
+		return i < 0 ? -1 : 0;
+	case OPT_XEN_PLATFORM:
+		i = choice("--xen-platform", v, on_off, "expected on or off");
+		cfg->xen_platform = i == 1;
+		return i < 0 ? -1 : 0;
+	case OPT_XEN_BAR_MTRR:
+		i = choice("--xen-bar-mtrr", v, mtrr, "expected wb or uc");
+		cfg->xen_bar_mtrr = (enum xen_bar_mtrr)i;
+		return i < 0 ? -1 : 0;
+	case OPT_PCI_BUSES:
+		if (parse_u64(v, &n) < 0 || n < 1 || n > 256)
+			return bad("--pci-buses", v, "expected 1..256");
+		cfg->pci_buses = (unsigned int)n;
+		return 0;
+	}
+	return -1;
+}
+
 static int parse_one(struct vmm_config *cfg, int c, const char *v)
 {
+	if (c >= OPT_ECAM && c <= OPT_XEN_BAR_MTRR)
+		return parse_pci(cfg, c, v);
 	switch (c) {
 	case 'm': return parse_memory(cfg, v);
 	case 'c': return parse_cpus(cfg, v);
@@ -159,6 +223,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 		cfg->msr_default = v;
 		return 0;
 	case OPT_MSR_CHECK: cfg->msr_policy_check = v; return 0;
+	case OPT_DUMP_ACPI: cfg->dump_acpi = v; return 0;
 	}
 	return -1;
 }
@@ -198,6 +263,11 @@ enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, "minivmm: error: unexpected argument '%s' "
 			"(see --help)\n", argv[optind]);
+		return CLI_ERROR;
+	}
+	if (!cfg->pci_pio && cfg->ecam == ECAM_OFF) {
+		fprintf(stderr, "minivmm: error: --pci-pio off with --ecam off "
+			"leaves no way to reach PCI config space\n");
 		return CLI_ERROR;
 	}
 	if (cfg->initrd && !cfg->kernel) {

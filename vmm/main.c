@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* minivmm: parse, validate, build, run.  Bad input exits with status 2. */
 #include "vmm/cli.h"
+#include "vmm/acpi_dump.h"
 #include "vmm/exit_status.h"
 #include "vmm/msr_vm.h"
 #include "vmm/vm.h"
@@ -16,6 +17,8 @@ static void report(struct vm *vm, int status)
 		timing_print(&vm->timing, stderr);
 	if (cfg->stats)
 		stats_print(&vm->stats, stderr);
+	if (cfg->dump_acpi && acpi_dump(&vm->mem, cfg->dump_acpi) < 0)
+		fprintf(stderr, "minivmm: --dump-acpi: no tables written\n");
 	if (cfg->stats_json &&
 	    stats_write_json(&vm->stats, cfg->stats_json, status) < 0)
 		fprintf(stderr, "minivmm: error: cannot write --stats-json "

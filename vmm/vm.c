@@ -9,6 +9,7 @@
 #include "vmm/fdt.h"
 #include "vmm/layout.h"
 #include "vmm/msr_vm.h"
+#include "vmm/pci_vm.h"
 #include "vmm/vcpu.h"
 
 #include <cjson/cJSON.h>
@@ -288,7 +289,8 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	if (load_images(vm, cfg) < 0 || write_fdt(vm, cfg) < 0)
 		goto fail;
 	*status = EXIT_VMM_ERROR;
-	if (add_devices(vm) < 0 || create_vcpus(vm) < 0)
+	if (add_devices(vm) < 0 || pci_vm_setup(vm) < 0 ||
+	    create_vcpus(vm) < 0)
 		goto fail;
 	if (msr_vm_setup(vm, &bad_input) < 0) {
 		*status = bad_input ? EXIT_USAGE : EXIT_VMM_ERROR;
@@ -309,6 +311,7 @@ void vm_destroy(struct vm *vm)
 	for (unsigned int i = 0; vm->vcpus && i < vm->ncpus; i++)
 		vcpu_destroy(&vm->vcpus[i]);
 	free(vm->vcpus);
+	pci_vm_destroy(vm);
 	uart_destroy(vm->uart);
 	gmem_destroy(&vm->mem);
 	if (vm->rom.host)

@@ -24,6 +24,7 @@
 #include "vmm/timing.h"
 
 struct vcpu;
+struct pci_vm;
 struct uart;
 struct kvm_run;
 
@@ -49,6 +50,7 @@ struct vm {
 	struct acpi_pm acpi_pm;
 	struct msr_exit_handler msr;
 	void *msr_state;	/* msr_vm.c */
+	struct pci_vm *pci;	/* pci_vm.c */
 	struct payload payload;
 	struct rom rom;
 	struct vcpu *vcpus;

@@ -63,6 +63,15 @@
  *           minivmm,initrd-range = <u64 start, u64 size>;   (optional)
  *           minivmm,options = "key=value" list;     (e.g. "xen-bar-mtrr=wb")
  *       };
+ *       pci {                                       (absent: no PCI bus)
+ *           compatible = "minivmm,pci";
+ *           bus-range = <u32 first, u32 last>;      (segment 0)
+ *           minivmm,ecam = <u64 base, u64 size>;    (absent: --ecam off)
+ *           minivmm,pio = <u32 0|1>;                (CF8/CFC decoded)
+ *           minivmm,io-window = <u64 base, u64 size>;
+ *           minivmm,mem32-window = <u64 base, u64 size>;
+ *           minivmm,mem64-window = <u64 base, u64 size>;
+ *       };
  *   };
  */
 #define ABI_FDT_ADDR		0x10000u
@@ -75,6 +84,14 @@
 #define ABI_PROP_PAYLOAD_RANGE	"minivmm,payload-range"
 #define ABI_PROP_INITRD_RANGE	"minivmm,initrd-range"
 #define ABI_PROP_OPTIONS	"minivmm,options"
+#define ABI_PCI_NODE		"pci"
+#define ABI_PCI_COMPATIBLE	"minivmm,pci"
+#define ABI_PROP_BUS_RANGE	"bus-range"
+#define ABI_PROP_ECAM		"minivmm,ecam"
+#define ABI_PROP_PIO		"minivmm,pio"
+#define ABI_PROP_IO_WINDOW	"minivmm,io-window"
+#define ABI_PROP_MEM32_WINDOW	"minivmm,mem32-window"
+#define ABI_PROP_MEM64_WINDOW	"minivmm,mem64-window"
 
 /* Low RAM the firmware uses for itself (never given to a payload as free
  * RAM): page tables, stack, .bss, hvm_start_info, tables. */

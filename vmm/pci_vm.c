@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/* PCI in the VM.  Config pages live in one memfd so the same bytes can be
+ * mapped twice: read-write for the model, read-only into the guest's ECAM
+ * window.  Page 0 of the memfd is all-ones and backs every absent function,
+ * so the window costs one memfd page per present function. */
+#include "vmm/pci_vm.h"
+#include "devices/pci_bus.h"
+#include "devices/xen_platform.h"
+#include "vmm/layout.h"
+#include "vmm/vm.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PAGE		4096u
+#define MAX_PAGES	64		/* functions on this machine, with room */
+#define XEN_BDF		PCI_BDF(0, 3, 0)
+
+struct pci_vm {
+	struct vm *vm;
+	struct pci_bus *bus;
+	pthread_mutex_t lock;
+	int memfd;
+	unsigned int npages;		/* page 0: all-ones */
+	uint8_t *pages[MAX_PAGES];	/* host mappings, index = memfd page */
+	uint8_t *ecam_map;
+	uint64_t ecam_size;
+	struct xen_platform *xen;
+	uint8_t *xen_ram;		/* BAR1 backing */
+	int xen_ram_region;
+	uint64_t bar_failures;		/* moves refused (overlaps) */
+};
+
+/* --- config pages ----------------------------------------------------- */
+
+static void *grow_memfd(struct pci_vm *p)
+{
+	void *page;
+
+	if (p->npages == MAX_PAGES ||
+	    ftruncate(p->memfd, (off_t)(p->npages + 1) * PAGE) < 0)
+		return NULL;
+	page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd,
+		    (off_t)p->npages * PAGE);
+	if (page == MAP_FAILED)
+		return NULL;
+	p->pages[p->npages++] = page;
+	return page;
+}
+
+static void *alloc_page(void *ctx)
+{
+	return grow_memfd(ctx);	/* fresh memfd pages are zero */
+}
+
+static long page_index(const struct pci_vm *p, const uint8_t *page)
+{
+	for (unsigned int i = 1; i < p->npages; i++)
+		if (p->pages[i] == page)
+			return (long)i;
+	return 0;	/* the all-ones page */
+}
+
+/* --- locked access ops ------------------------------------------------ */
+
+static void locked_pio_read(void *o, uint64_t off, uint8_t *d, uint32_t len)
+{
+	struct pci_vm *p = o;
+
+	pthread_mutex_lock(&p->lock);
+	pci_bus_pio_ops.read(p->bus, off, d, len);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void locked_pio_write(void *o, uint64_t off, const uint8_t *d,
+			     uint32_t len)
+{
+	struct pci_vm *p = o;
+
+	pthread_mutex_lock(&p->lock);
+	pci_bus_pio_ops.write(p->bus, off, d, len);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void locked_ecam_read(void *o, uint64_t off, uint8_t *d, uint32_t len)
+{
+	struct pci_vm *p = o;
+
+	pthread_mutex_lock(&p->lock);
+	pci_bus_ecam_ops.read(p->bus, off, d, len);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static void locked_ecam_write(void *o, uint64_t off, const uint8_t *d,
+			      uint32_t len)
+{
+	struct pci_vm *p = o;
+
+	pthread_mutex_lock(&p->lock);
+	pci_bus_ecam_ops.write(p->bus, off, d, len);
+	pthread_mutex_unlock(&p->lock);
+}
+
+static const struct bus_ops pio_ops = {
+	.read = locked_pio_read, .write = locked_pio_write,
+};
+static const struct bus_ops ecam_ops = {
+	.read = locked_ecam_read, .write = locked_ecam_write,
+};
+
+/* --- BAR moves -------------------------------------------------------- */
+
+static bool is_io(const struct pci_bar *b)
+{
+	return b->desc.kind == PCI_BAR_IO;
+}
+
+static void unmap_bar(struct pci_vm *p, const struct pci_bar *b,
+		      uint64_t addr)
+{
+	struct vm *vm = p->vm;
+
+	if (b->desc.ram) {
+		gmem_place_region(&vm->mem, p->xen_ram_region, addr, false);
+		return;
+	}
+	bus_unregister(is_io(b) ? &vm->pio : &vm->mmio, addr, b->desc.opaque);
+}
+
+/* A memory BAR may not cover guest memory or another MMIO range, and a
+ * RAM-backed one may not cover MMIO ranges either (a memslot would hide
+ * them from exits). */
+static int map_bar(struct pci_vm *p, const struct pci_bar *b, uint64_t addr)
+{
+	struct vm *vm = p->vm;
+	uint64_t size = b->desc.size;
+
+	if (b->desc.ram) {
+		if (bus_overlaps(&vm->mmio, addr, size))
+			return -1;
+		return gmem_place_region(&vm->mem, p->xen_ram_region, addr,
+					 true);
+	}
+	if (is_io(b))
+		return bus_register(&vm->pio, addr, size, b->desc.ops,
+				    b->desc.opaque, b->desc.name);
+	if (gmem_overlaps(&vm->mem, addr, size))
+		return -1;
+	return bus_register(&vm->mmio, addr, size, b->desc.ops,
+			    b->desc.opaque, b->desc.name);
+}
+
+static int on_bar_changed(struct pci_fn *fn, int idx, uint64_t old_addr,
+			  uint64_t new_addr, bool enabled)
+{
+	struct pci_vm *p = fn->bar_ctx;
+	const struct pci_bar *b = &fn->bars[idx];
+
+	if (old_addr != PCI_BAR_UNMAPPED)
+		unmap_bar(p, b, old_addr);
+	if (!enabled)
+		return 0;
+	if (map_bar(p, b, new_addr) < 0) {
+		p->bar_failures++;
+		return -1;
+	}
+	return 0;
+}
+
+/* --- devices ---------------------------------------------------------- */
+
+static void xen_log(void *ctx, const char *line)
+{
+	struct vm *vm = ctx;
+
+	console_flush(&vm->console);
+	fprintf(stderr, "minivmm: %s\n", line);
+}
+
+static int add_xen_platform(struct pci_vm *p)
+{
+	struct xen_platform_config conf = { xen_log, p->vm };
+	struct vm *vm = p->vm;
+
+	p->xen = xen_platform_create(p->bus, XEN_BDF, &conf);
+	if (!p->xen)
+		return -1;
+	p->xen_ram = mmap(NULL, XEN_PLATFORM_BAR1_SIZE, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p->xen_ram == MAP_FAILED) {
+		p->xen_ram = NULL;
+		return -1;
+	}
+	/* Added unmapped: the BAR decodes nowhere until the guest says. */
+	p->xen_ram_region = gmem_add_region(&vm->mem, LAYOUT_PCI32_BASE,
+					    XEN_PLATFORM_BAR1_SIZE, p->xen_ram,
+					    false, "xen-platform-bar1");
+	if (p->xen_ram_region < 0 ||
+	    gmem_place_region(&vm->mem, p->xen_ram_region, 0, false) < 0)
+		return -1;
+	return bus_register(&vm->pio, XEN_PLATFORM_LEGACY_PORT,
+			    XEN_PLATFORM_LEGACY_LEN, &xen_platform_legacy_ops,
+			    p->xen, "xen-legacy");
+}
+
+/* --- ECAM -------------------------------------------------------------- */
+
+static int map_ecam_ro(struct pci_vm *p)
+{
+	const struct vmm_config *cfg = p->vm->cfg;
+	uint8_t *win;
+
+	win = mmap(NULL, p->ecam_size, PROT_NONE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (win == MAP_FAILED)
+		return -1;
+	p->ecam_map = win;
+	for (unsigned int b = 0; b < cfg->pci_buses; b++) {
+		for (unsigned int devfn = 0; devfn < PCI_DEVFN_MAX; devfn++) {
+			uint8_t *pg = pci_bus_ecam_page(p->bus, b, devfn);
+			uint8_t *at = win + ((uint64_t)b << 20) +
+				      ((uint64_t)devfn << 12);
+			off_t off = (off_t)page_index(p, pg) * PAGE;
+
+			if (mmap(at, PAGE, PROT_READ, MAP_SHARED | MAP_FIXED,
+				 p->memfd, off) == MAP_FAILED)
+				return -1;
+		}
+	}
+	return gmem_add_region(&p->vm->mem, LAYOUT_ECAM_BASE, p->ecam_size,
+			       win, true, "ecam-ro") < 0 ? -1 : 0;
+}
+
+/* Writes to a read-only slot exit as MMIO, so the trapped ops are
+ * registered in both modes; in ro mode they only ever see writes. */
+static int setup_ecam(struct pci_vm *p)
+{
+	const struct vmm_config *cfg = p->vm->cfg;
+
+	if (cfg->ecam == ECAM_OFF)
+		return 0;
+	p->ecam_size = pci_bus_ecam_size(p->bus);
+	if (cfg->ecam == ECAM_RO && map_ecam_ro(p) < 0)
+		return -1;
+	return bus_register(&p->vm->mmio, LAYOUT_ECAM_BASE, p->ecam_size,
+			    &ecam_ops, p, cfg->ecam == ECAM_RO ?
+			    "ecam-ro-writes" : "ecam-trap");
+}
+
+/* --- stats ------------------------------------------------------------- */
+
+static void print_stats(void *ctx, FILE *out)
+{
+	struct pci_vm *p = ctx;
+	struct xen_platform_stats st;
+
+	fprintf(out, "pci: %llu BAR placements refused (overlap)\n",
+		(unsigned long long)p->bar_failures);
+	if (!p->xen)
+		return;
+	xen_platform_get_stats(p->xen, &st);
+	fprintf(out, "xen-platform: unplug mask 0x%x (%llu requests), "
+		"product %s%u, build %s%u, log lines %llu\n", st.unplug_mask,
+		(unsigned long long)st.unplug_writes, st.product_set ? "" : "unset ",
+		st.product, st.build_set ? "" : "unset ", st.build,
+		(unsigned long long)st.log_lines);
+}
+
+static void json_stats(void *ctx, cJSON *root)
+{
+	struct pci_vm *p = ctx;
+	struct xen_platform_stats st;
+	cJSON *o;
+
+	cJSON_AddNumberToObject(root, "pci_bar_refusals",
+				(double)p->bar_failures);
+	if (!p->xen)
+		return;
+	xen_platform_get_stats(p->xen, &st);
+	o = cJSON_AddObjectToObject(root, "xen_platform");
+	cJSON_AddNumberToObject(o, "unplug_mask", st.unplug_mask);
+	cJSON_AddNumberToObject(o, "unplug_requests", (double)st.unplug_writes);
+	if (st.product_set)
+		cJSON_AddNumberToObject(o, "product", st.product);
+	if (st.build_set)
+		cJSON_AddNumberToObject(o, "build", st.build);
+	cJSON_AddNumberToObject(o, "log_lines", (double)st.log_lines);
+}
+
+/* --- set-up ------------------------------------------------------------ */
+
+static int create_bus(struct pci_vm *p)
+{
+	struct pci_bus_config conf = {
+		.nbuses = p->vm->cfg->pci_buses,
+		.alloc_page = alloc_page,
+		.page_ctx = p,
+		.bar_changed = on_bar_changed,
+		.bar_ctx = p,
+	};
+	uint8_t *ones;
+
+	p->memfd = memfd_create("minivmm-pci-config", MFD_CLOEXEC);
+	if (p->memfd < 0)
+		return -1;
+	ones = grow_memfd(p);
+	if (!ones)
+		return -1;
+	memset(ones, 0xff, PAGE);
+	p->bus = pci_bus_create(&conf);
+	if (!p->bus || !pci_host_bridge_create(p->bus))
+		return -1;
+	return 0;
+}
+
+int pci_vm_setup(struct vm *vm)
+{
+	struct pci_vm *p = calloc(1, sizeof(*p));
+	const struct vmm_config *cfg = vm->cfg;
+
+	if (!p)
+		return -1;
+	vm->pci = p;
+	p->vm = vm;
+	p->memfd = -1;
+	p->xen_ram_region = -1;
+	pthread_mutex_init(&p->lock, NULL);
+	if (create_bus(p) < 0 ||
+	    (cfg->xen_platform && add_xen_platform(p) < 0) ||
+	    setup_ecam(p) < 0 ||
+	    (cfg->pci_pio && bus_register(&vm->pio, PCI_BUS_PIO_BASE,
+					  PCI_BUS_PIO_LEN, &pio_ops, p,
+					  "pci-cf8-cfc") < 0)) {
+		fprintf(stderr, "minivmm: error: setting up PCI: %s\n",
+			errno ? strerror(errno) : "internal error");
+		return -1;
+	}
+	stats_add_reporter(&vm->stats, (struct stats_reporter){
+		print_stats, json_stats, p });
+	return 0;
+}
+
+void pci_vm_destroy(struct vm *vm)
+{
+	struct pci_vm *p = vm->pci;
+
+	if (!p)
+		return;
+	if (p->bus)
+		pci_bus_destroy(p->bus);	/* flushes the Xen log */
+	if (p->ecam_map)
+		munmap(p->ecam_map, p->ecam_size);
+	for (unsigned int i = 0; i < p->npages; i++)
+		munmap(p->pages[i], PAGE);
+	if (p->xen_ram)
+		munmap(p->xen_ram, XEN_PLATFORM_BAR1_SIZE);
+	if (p->memfd >= 0)
+		close(p->memfd);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+	vm->pci = NULL;
+}
+
+/* --- invariants -------------------------------------------------------- */
+
+int pci_vm_check(struct vm *vm, FILE *out)
+{
+	struct pci_vm *p = vm->pci;
+	int problems = 0;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	for (uint32_t bdf = 0; bdf < vm->cfg->pci_buses * 256u; bdf++) {
+		struct pci_fn *fn = pci_bus_get(p->bus, bdf);
+
+		for (int i = 0; fn && i < PCI_NUM_BARS; i++) {
+			const struct pci_bar *b = &fn->bars[i];
+			uint64_t addr;
+			bool dec = pci_fn_bar_decoded(fn, i, &addr);
+
+			if (b->desc.kind == PCI_BAR_NONE || !b->mapped)
+				continue;
+			if (!dec || b->map_addr != addr) {
+				fprintf(out, "pci: %s BAR%d mapped at 0x%llx "
+					"but decodes %s0x%llx\n", fn->name, i,
+					(unsigned long long)b->map_addr,
+					dec ? "at " : "nowhere, register ",
+					(unsigned long long)addr);
+				problems++;
+			}
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return problems;
+}
