@@ -22,8 +22,7 @@
 
 struct pci_vm {
 	struct vm *vm;
-	struct pci_bus *bus;
-	pthread_mutex_t lock;
+	struct pci_bus *bus;	/* serialises config accesses itself */
 	int memfd;
 	unsigned int npages;		/* page 0: all-ones */
 	uint8_t *pages[MAX_PAGES];	/* host mappings, index = memfd page */
@@ -64,53 +63,6 @@ static long page_index(const struct pci_vm *p, const uint8_t *page)
 			return (long)i;
 	return 0;	/* the all-ones page */
 }
-
-/* --- locked access ops ------------------------------------------------ */
-
-static void locked_pio_read(void *o, uint64_t off, uint8_t *d, uint32_t len)
-{
-	struct pci_vm *p = o;
-
-	pthread_mutex_lock(&p->lock);
-	pci_bus_pio_ops.read(p->bus, off, d, len);
-	pthread_mutex_unlock(&p->lock);
-}
-
-static void locked_pio_write(void *o, uint64_t off, const uint8_t *d,
-			     uint32_t len)
-{
-	struct pci_vm *p = o;
-
-	pthread_mutex_lock(&p->lock);
-	pci_bus_pio_ops.write(p->bus, off, d, len);
-	pthread_mutex_unlock(&p->lock);
-}
-
-static void locked_ecam_read(void *o, uint64_t off, uint8_t *d, uint32_t len)
-{
-	struct pci_vm *p = o;
-
-	pthread_mutex_lock(&p->lock);
-	pci_bus_ecam_ops.read(p->bus, off, d, len);
-	pthread_mutex_unlock(&p->lock);
-}
-
-static void locked_ecam_write(void *o, uint64_t off, const uint8_t *d,
-			      uint32_t len)
-{
-	struct pci_vm *p = o;
-
-	pthread_mutex_lock(&p->lock);
-	pci_bus_ecam_ops.write(p->bus, off, d, len);
-	pthread_mutex_unlock(&p->lock);
-}
-
-static const struct bus_ops pio_ops = {
-	.read = locked_pio_read, .write = locked_pio_write,
-};
-static const struct bus_ops ecam_ops = {
-	.read = locked_ecam_read, .write = locked_ecam_write,
-};
 
 /* --- BAR moves -------------------------------------------------------- */
 
@@ -247,7 +199,7 @@ static int setup_ecam(struct pci_vm *p)
 	if (cfg->ecam == ECAM_RO && map_ecam_ro(p) < 0)
 		return -1;
 	return bus_register(&p->vm->mmio, LAYOUT_ECAM_BASE, p->ecam_size,
-			    &ecam_ops, p, cfg->ecam == ECAM_RO ?
+			    &pci_bus_ecam_ops, p->bus, cfg->ecam == ECAM_RO ?
 			    "ecam-ro-writes" : "ecam-trap");
 }
 
@@ -328,13 +280,12 @@ int pci_vm_setup(struct vm *vm)
 	p->vm = vm;
 	p->memfd = -1;
 	p->xen_ram_region = -1;
-	pthread_mutex_init(&p->lock, NULL);
 	if (create_bus(p) < 0 ||
 	    (cfg->xen_platform && add_xen_platform(p) < 0) ||
 	    setup_ecam(p) < 0 ||
 	    (cfg->pci_pio && bus_register(&vm->pio, PCI_BUS_PIO_BASE,
-					  PCI_BUS_PIO_LEN, &pio_ops, p,
-					  "pci-cf8-cfc") < 0)) {
+					  PCI_BUS_PIO_LEN, &pci_bus_pio_ops,
+					  p->bus, "pci-cf8-cfc") < 0)) {
 		fprintf(stderr, "minivmm: error: setting up PCI: %s\n",
 			errno ? strerror(errno) : "internal error");
 		return -1;
@@ -360,7 +311,6 @@ void pci_vm_destroy(struct vm *vm)
 		munmap(p->xen_ram, XEN_PLATFORM_BAR1_SIZE);
 	if (p->memfd >= 0)
 		close(p->memfd);
-	pthread_mutex_destroy(&p->lock);
 	free(p);
 	vm->pci = NULL;
 }
@@ -374,7 +324,7 @@ int pci_vm_check(struct vm *vm, FILE *out)
 
 	if (!p)
 		return 0;
-	pthread_mutex_lock(&p->lock);
+	/* Called after the vCPUs stopped: nothing changes under us. */
 	for (uint32_t bdf = 0; bdf < vm->cfg->pci_buses * 256u; bdf++) {
 		struct pci_fn *fn = pci_bus_get(p->bus, bdf);
 
@@ -395,6 +345,5 @@ int pci_vm_check(struct vm *vm, FILE *out)
 			}
 		}
 	}
-	pthread_mutex_unlock(&p->lock);
 	return problems;
 }

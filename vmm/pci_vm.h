@@ -3,8 +3,7 @@
  * The PCI bus in a running VM: creates the bus and its functions (host
  * bridge, Xen platform device), exposes CF8/CFC and the ECAM window
  * (read-only mapped, trapped, or absent), and applies BAR moves reported by
- * the config-space model to the port/MMIO buses and memslots.  All guest
- * config accesses are serialised by one lock: CF8 is machine-wide state.
+ * the config-space model to the port/MMIO buses and memslots.
  */
 #ifndef MINIVMM_PCI_VM_H
 #define MINIVMM_PCI_VM_H
