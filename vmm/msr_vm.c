@@ -88,8 +88,8 @@ static void log_event(void *opaque, const struct msr_log_event *ev)
 	char line[256];
 
 	(void)opaque;
-	msr_log_format(line, sizeof(line), ev);
-	fprintf(stderr, "minivmm: msr: %s\n", line);
+	msr_log_format(line, sizeof(line), ev);	/* starts with "msr: " */
+	fprintf(stderr, "minivmm: %s\n", line);
 }
 
 static void handle_exit(void *opaque, struct vcpu *v, struct kvm_run *run)
@@ -133,10 +133,10 @@ static void print_msrs(void *ctx, FILE *out)
 	struct msr_stats_totals t;
 
 	msr_stats_totals(&m->stats, &t);
-	fprintf(out, "MSRs with exits to user space (allow without log/count "
-		"stays in KVM and is not seen):\n"
+	fprintf(out, "MSRs the guest touched with exits to user space (plain "
+		"allow stays in KVM, unseen;\nadd ',count' to see it):\n"
 		"  %-10s %-26s %9s %9s %7s  actions\n", "index", "name",
-		"reads", "writes", "#GP");
+		"rd exits", "wr exits", "#GP");
 	msr_stats_for_each(&m->stats, print_stat, out);
 	fprintf(out, "  total exits %llu, #GP %llu, unattributed %llu, "
 		"untracked %llu\n", (unsigned long long)t.exits,
@@ -220,42 +220,45 @@ static int open_host(struct msr_vm *m)
 		return 0;
 	if (msr_host_dev_open(&m->host, NULL, &m->policy, err, sizeof(err))) {
 		fprintf(stderr, "minivmm: %s\n", err);
+		msr_host_dev_close(&m->host);	/* frees a partial open */
 		return -1;
 	}
 	m->host_open = true;
 	if (m->host.warning[0])
-		fprintf(stderr, "minivmm: warning: %s\n", m->host.warning);
+		fprintf(stderr, "minivmm: %s\n", m->host.warning);
 	m->ctx.host_read = msr_host_dev_read;
 	m->ctx.host_opaque = &m->host;
 	return 0;
 }
 
-int msr_vm_setup(struct vm *vm, bool *bad_input)
+int msr_vm_prepare(struct vm *vm)
 {
 	struct msr_vm *m = calloc(1, sizeof(*m));
 	char err[ERR_LEN];
 
-	*bad_input = false;
 	if (!m)
 		return -1;
 	m->vm = vm;
 	vm->msr_state = m;
 	msr_stats_init(&m->stats);
-	m->stores = calloc(vm->ncpus, sizeof(*m->stores));
-	if (!m->stores)
-		return -1;
-	for (unsigned int i = 0; i < vm->ncpus; i++)
-		msr_emul_store_init(&m->stores[i]);
-	*bad_input = true;
 	if (msr_policy_from_config(&m->policy, vm->cfg, vm->cfg->msr_policy))
 		return -1;
 	if (msr_filter_compile(&m->filter, &m->policy, err, sizeof(err))) {
 		fprintf(stderr, "minivmm: %s\n", err);
 		return -1;
 	}
-	if (open_host(m) < 0)
+	return open_host(m);
+}
+
+int msr_vm_install(struct vm *vm)
+{
+	struct msr_vm *m = vm->msr_state;
+
+	m->stores = calloc(vm->ncpus, sizeof(*m->stores));
+	if (!m->stores)
 		return -1;
-	*bad_input = false;
+	for (unsigned int i = 0; i < vm->ncpus; i++)
+		msr_emul_store_init(&m->stores[i]);
 	m->ctx = (struct msr_exit_ctx){
 		.policy = &m->policy, .stats = &m->stats,
 		.host_read = m->ctx.host_read, .host_opaque = m->ctx.host_opaque,

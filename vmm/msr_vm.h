@@ -24,9 +24,13 @@ int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,
  * compiles to.  Returns the exit status (0, or 2 for a bad policy). */
 int msr_policy_check(const struct vmm_config *cfg, FILE *out);
 
-/* Sets up the policy for vm (after the vCPUs exist).  0, or -1 after
- * printing why; *bad_input tells a user error from a host one. */
-int msr_vm_setup(struct vm *vm, bool *bad_input);
+/* Builds and compiles the table and opens host MSR devices: before KVM is
+ * opened, so bad input is reported as such.  0, or -1 after printing why
+ * (bad input: the caller exits with status 2). */
+int msr_vm_prepare(struct vm *vm);
+/* Enables MSR exits, installs the filter and the exit handler (after the
+ * vCPUs exist).  0, or -1 after printing why (a host error). */
+int msr_vm_install(struct vm *vm);
 void msr_vm_destroy(struct vm *vm);
 
 #endif

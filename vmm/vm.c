@@ -253,7 +253,6 @@ static int create_vcpus(struct vm *vm)
 struct vm *vm_create(const struct vmm_config *cfg, int *status)
 {
 	struct vm *vm = calloc(1, sizeof(*vm));
-	bool bad_input;
 
 	*status = EXIT_VMM_ERROR;
 	if (!vm)
@@ -268,10 +267,11 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	bus_init(&vm->mmio, "mmio", UINT64_MAX);
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_buses, json_buses, vm });
-	if (console_open(&vm->console, cfg->console, cfg->console_file) < 0) {
-		*status = EXIT_USAGE;
+	*status = EXIT_USAGE;
+	if (console_open(&vm->console, cfg->console, cfg->console_file) < 0 ||
+	    msr_vm_prepare(vm) < 0)
 		goto fail;
-	}
+	*status = EXIT_VMM_ERROR;
 	if (kvm_open(&vm->kvm) < 0)
 		goto fail;
 	timing_event(&vm->timing, "KVM VM created");
@@ -292,10 +292,8 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	if (add_devices(vm) < 0 || pci_vm_setup(vm) < 0 ||
 	    create_vcpus(vm) < 0)
 		goto fail;
-	if (msr_vm_setup(vm, &bad_input) < 0) {
-		*status = bad_input ? EXIT_USAGE : EXIT_VMM_ERROR;
+	if (msr_vm_install(vm) < 0)
 		goto fail;
-	}
 	timing_event(&vm->timing, "machine assembled");
 	return vm;
 fail:
