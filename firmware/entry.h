@@ -8,10 +8,26 @@
 #ifndef FW_ENTRY_H
 #define FW_ENTRY_H
 
-/* GDT in ROM (entry.S).  Accessed bits are preset: ROM cannot be written. */
+/* GDT selectors.  The boot GDT in ROM (entry.S) has the first four, with
+ * accessed bits preset (ROM cannot be written); cpu.c moves to a copy in
+ * RAM that adds ring 3 and the TSS (LTR writes the busy bit). */
 #define GDT_CODE32	0x08	/* flat 4 GiB, 32-bit */
 #define GDT_CODE64	0x10	/* long mode */
 #define GDT_DATA	0x18	/* flat 4 GiB, read/write */
+#define GDT_USER_DATA	0x23	/* 0x20 | RPL 3 */
+#define GDT_USER_CODE64	0x2b	/* 0x28 | RPL 3 */
+#define GDT_TSS		0x30	/* 16-byte system descriptor */
+
+/* Fixed places in the firmware RAM [ABI_FW_RAM_BASE, ABI_FW_RAM_END); see
+ * fw.lds for the whole map. */
+#define FW_GDT_ADDR	0x1000	/* 8 descriptors + TSS, 72 bytes */
+#define FW_TSS_ADDR	0x1080	/* 104 bytes */
+#define FW_IDT_ADDR	0x1100	/* 32 gates, 512 bytes */
+#define FW_IDT_VECTORS	32
+#define FW_AP_ADDR	0x2000	/* AP trampoline page: SIPI vector 0x02 */
+#define FW_AP_COUNT	0x2080	/* u16: APs that finished */
+#define FW_AP_MSRS	0x2100	/* MSR list the APs apply (mtrr.h) */
+#define FW_AP_END	0x3000
 
 #define CR0_PE		0x00000001
 #define CR0_MP		0x00000002
@@ -34,10 +50,11 @@
  * below the reset page.  CR3 value. */
 #define FW_PT_PHYS	0xffff9000
 
-/* Page-table entry bits: present, writable, accessed, dirty, large.  A and
- * D are preset so the CPU never has to write them back. */
-#define PTE_TABLE	0x23
-#define PTE_LARGE	0xe3
+/* Page-table entry bits: present, writable, user, accessed, dirty, large.
+ * A and D are preset so the CPU never has to write them back; U lets the
+ * firmware run its pure computation in ring 3 (cpu.h). */
+#define PTE_TABLE	0x27
+#define PTE_LARGE	0xe7
 
 /* ABI_FW_FAIL_MAGIC | ABI_FW_FAIL_INTERNAL for entry.S (no long mode);
  * checked in exit.c. */

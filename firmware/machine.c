@@ -1,41 +1,37 @@
 // SPDX-License-Identifier: MIT
 /*
  * Reading the machine description (FDT) with libfdt, in one pass over the
- * tree: every libfdt lookup by path or name rescans the blob, and each
- * emulated instruction costs ~0.5 us here, so nodes and properties are
- * visited once and dispatched by name.  Only the shape of the data is
- * checked here; what the payload properties mean is checked where they are
- * used (pvh.c).
+ * tree: every libfdt lookup by path or name rescans the blob, so nodes are
+ * visited once, only the nodes that matter have their names and
+ * properties read, and properties are dispatched by name.  This runs in
+ * ring 3 (cpu.h), which the target host executes natively.  The /pci node
+ * is checked in machine_pci.c; what the payload properties mean is checked
+ * where they are used (pvh.c).
  */
 #include <libfdt.h>
 
 #include "firmware/fw.h"
 #include "firmware/lib/abi.h"
 #include "firmware/machine.h"
+#include "firmware/machine_fdt.h"
 
 #define fail(...)	fw_fail(ABI_FW_FAIL_FDT, __VA_ARGS__)
+#define FOUR_GIB	0x100000000ull
 
-enum node_kind { N_OTHER, N_ROOT, N_MEMORY, N_CPUS, N_CPU, N_CHOSEN };
-
-struct prop {
-	const char *name;
-	const void *val;
-	int len;
-};
+enum node_kind { N_OTHER, N_ROOT, N_MEMORY, N_CPUS, N_CPU, N_CHOSEN, N_PCI };
 
 struct seen {
 	bool compatible, address_cells, size_cells, memory, cpus;
 	bool pvh_entry, pvh_range;
+	struct pci_seen pci;
 };
 
-/* Name match; the first-byte test spares most strcmp calls, which matter
- * at ~0.5 us per emulated instruction. */
-static bool is(const struct prop *p, const char *name)
+bool prop_is(const struct prop *p, const char *name)
 {
 	return p->name[0] == name[0] && !strcmp(p->name, name);
 }
 
-static const char *prop_string(const struct prop *p)
+const char *prop_string(const struct prop *p)
 {
 	const char *s = p->val;
 
@@ -44,36 +40,54 @@ static const char *prop_string(const struct prop *p)
 	return s;
 }
 
-static uint32_t prop_u32(const struct prop *p)
+uint32_t prop_u32(const struct prop *p)
 {
 	if (p->len != 4)
 		fail("property %s must be one cell", p->name);
 	return fdt32_ld(p->val);
 }
 
-static void prop_u64s(const struct prop *p, uint64_t *v, int n)
+void prop_u64s(const struct prop *p, uint64_t *v, int n)
 {
 	if (p->len != n * 8)
-		fail("property %s must be %d u64 cell(s)", p->name, n);
+		fail("property %s must be %d u64 value(s)", p->name, n);
 	for (int i = 0; i < n; i++)
 		v[i] = fdt64_ld((const fdt64_t *)p->val + i);
 }
 
 static void root_prop(const struct prop *p, struct seen *seen)
 {
-	if (is(p, "compatible")) {
+	if (prop_is(p, "compatible")) {
 		if (!fdt_stringlist_contains(p->val, p->len, ABI_FDT_COMPATIBLE))
 			fail("root node is not compatible with \"%s\"",
 			     ABI_FDT_COMPATIBLE);
 		seen->compatible = true;
-	} else if (is(p, "#address-cells")) {
+	} else if (prop_is(p, "#address-cells")) {
 		if (prop_u32(p) != 2)
 			fail("root #address-cells must be 2");
 		seen->address_cells = true;
-	} else if (is(p, "#size-cells")) {
+	} else if (prop_is(p, "#size-cells")) {
 		if (prop_u32(p) != 2)
 			fail("root #size-cells must be 2");
 		seen->size_cells = true;
+	}
+}
+
+static void ram_summary(struct machine *m)
+{
+	m->ram_total = m->low_ram_end = m->high_ram_end = 0;
+	for (unsigned int i = 0; i < m->n_ram; i++) {
+		uint64_t end = m->ram[i].addr + m->ram[i].size;
+
+		m->ram_total += m->ram[i].size;		/* disjoint: no wrap */
+		if (end <= FOUR_GIB)
+			m->low_ram_end = end;
+		else if (m->ram[i].addr >= FOUR_GIB)
+			m->high_ram_end = end;
+		else
+			fail("/memory@0 range [0x%llx, 0x%llx) spans 4 GiB",
+			     (unsigned long long)m->ram[i].addr,
+			     (unsigned long long)end);
 	}
 }
 
@@ -97,9 +111,7 @@ static void memory_reg(struct machine *m, const struct prop *p)
 	if (err)
 		fail("/memory@0 ranges are %s", err == -E820_EOVERLAP ?
 		     "overlapping" : "empty or wrap around");
-	m->ram_total = 0;
-	for (unsigned int i = 0; i < m->n_ram; i++)
-		m->ram_total += m->ram[i].size;		/* disjoint: no wrap */
+	ram_summary(m);
 }
 
 static enum payload_kind parse_kind(const char *kind)
@@ -127,18 +139,18 @@ static void minivmm_prop(struct machine *m, const struct prop *full,
 	uint64_t r[2];
 
 	tail.name += PREFIX_LEN;
-	if (is(p, TAIL(ABI_PROP_OPTIONS))) {
+	if (prop_is(p, TAIL(ABI_PROP_OPTIONS))) {
 		m->options = prop_string(full);
-	} else if (is(p, TAIL(ABI_PROP_PAYLOAD_KIND))) {
+	} else if (prop_is(p, TAIL(ABI_PROP_PAYLOAD_KIND))) {
 		m->payload = parse_kind(prop_string(full));
-	} else if (is(p, TAIL(ABI_PROP_PAYLOAD_ENTRY))) {
+	} else if (prop_is(p, TAIL(ABI_PROP_PAYLOAD_ENTRY))) {
 		prop_u64s(full, &m->payload_entry, 1);
 		seen->pvh_entry = true;
-	} else if (is(p, TAIL(ABI_PROP_PAYLOAD_RANGE))) {
+	} else if (prop_is(p, TAIL(ABI_PROP_PAYLOAD_RANGE))) {
 		prop_u64s(full, r, 2);
 		m->payload_range = (struct mem_range){ r[0], r[1] };
 		seen->pvh_range = true;
-	} else if (is(p, TAIL(ABI_PROP_INITRD_RANGE))) {
+	} else if (prop_is(p, TAIL(ABI_PROP_INITRD_RANGE))) {
 		prop_u64s(full, r, 2);
 		m->initrd = (struct mem_range){ r[0], r[1] };
 		m->has_initrd = true;
@@ -148,7 +160,7 @@ static void minivmm_prop(struct machine *m, const struct prop *full,
 static void chosen_prop(struct machine *m, const struct prop *p,
 			struct seen *seen)
 {
-	if (is(p, "bootargs"))
+	if (prop_is(p, "bootargs"))
 		m->bootargs = prop_string(p);
 	else if (!memcmp(p->name, MINIVMM_PREFIX, PREFIX_LEN))
 		minivmm_prop(m, p, seen);
@@ -167,30 +179,48 @@ static void node_props(const void *fdt, int node, enum node_kind kind,
 			fail("bad property: %s", fdt_strerror(p.len));
 		if (kind == N_ROOT) {
 			root_prop(&p, seen);
-		} else if (kind == N_MEMORY && is(&p, "reg")) {
+		} else if (kind == N_MEMORY && prop_is(&p, "reg")) {
 			memory_reg(m, &p);
 			seen->memory = true;
 		} else if (kind == N_CHOSEN) {
 			chosen_prop(m, &p, seen);
+		} else if (kind == N_PCI) {
+			machine_pci_prop(m, &p, &seen->pci);
 		}
 	}
 	if (off != -FDT_ERR_NOTFOUND)
 		fail("bad property list: %s", fdt_strerror(off));
 }
 
-static enum node_kind classify(const char *name, int depth, bool in_cpus)
+static enum node_kind classify(const char *name, int depth)
 {
-	if (depth == 0)
-		return N_ROOT;
 	if (depth == 1 && !strcmp(name, "memory@0"))
 		return N_MEMORY;
 	if (depth == 1 && !strcmp(name, "cpus"))
 		return N_CPUS;
 	if (depth == 1 && !strcmp(name, "chosen"))
 		return N_CHOSEN;
-	if (depth == 2 && in_cpus && !memcmp(name, "cpu@", 4))
+	if (depth == 1 && !strcmp(name, ABI_PCI_NODE))
+		return N_PCI;
+	if (depth == 2 && !memcmp(name, "cpu@", 4))
 		return N_CPU;
 	return N_OTHER;
+}
+
+/* Names are only read at depth 1 and under /cpus. */
+static enum node_kind node_kind(const void *fdt, int node, int depth,
+				bool in_cpus)
+{
+	const char *name;
+
+	if (depth == 0)
+		return N_ROOT;
+	if (depth > 2 || (depth == 2 && !in_cpus))
+		return N_OTHER;
+	name = fdt_get_name(fdt, node, NULL);
+	if (!name)
+		fail("bad node at offset %d", node);
+	return classify(name, depth);
 }
 
 static void walk(const void *fdt, struct machine *m, struct seen *seen)
@@ -200,23 +230,43 @@ static void walk(const void *fdt, struct machine *m, struct seen *seen)
 
 	for (node = 0; node >= 0 && depth >= 0;
 	     node = fdt_next_node(fdt, node, &depth)) {
-		const char *name = fdt_get_name(fdt, node, NULL);
 		enum node_kind kind;
 
-		if (!name)
-			fail("bad node at offset %d", node);
 		if (depth == 1)
 			in_cpus = false;
-		kind = classify(name, depth, in_cpus);
-		if (kind == N_CPUS)
+		kind = node_kind(fdt, node, depth, in_cpus);
+		if (kind == N_CPUS) {
 			in_cpus = seen->cpus = true;
-		else if (kind == N_CPU)
+		} else if (kind == N_CPU) {
 			m->n_cpus++;
-		else if (kind != N_OTHER)
+		} else if (kind != N_OTHER) {
+			seen->pci.node |= kind == N_PCI;
 			node_props(fdt, node, kind, m, seen);
+		}
 	}
 	if (node < 0 && node != -FDT_ERR_NOTFOUND)
 		fail("bad structure: %s", fdt_strerror(node));
+}
+
+/* "xen-bar-mtrr=wb|uc" as a word of minivmm,options; wb when absent. */
+static void parse_options(struct machine *m)
+{
+	static const char key[] = "xen-bar-mtrr=";
+	const char *s = m->options;
+
+	m->xen_bar_wb = true;
+	for (; *s; s++) {
+		if ((s != m->options && s[-1] != ' ' && s[-1] != ',') ||
+		    memcmp(s, key, sizeof(key) - 1))
+			continue;
+		s += sizeof(key) - 1;
+		if ((s[0] == 'w' && s[1] == 'b') || (s[0] == 'u' && s[1] == 'c'))
+			if (!s[2] || s[2] == ' ' || s[2] == ',') {
+				m->xen_bar_wb = s[0] == 'w';
+				continue;
+			}
+		fail("%s: bad xen-bar-mtrr value (wb or uc)", ABI_PROP_OPTIONS);
+	}
 }
 
 static void check_header(const void *fdt)
@@ -252,6 +302,7 @@ static void check_complete(const struct machine *m, const struct seen *s)
 		fail("pvh payload without %s", ABI_PROP_PAYLOAD_ENTRY);
 	if (m->payload == PAYLOAD_PVH && !s->pvh_range)
 		fail("pvh payload without %s", ABI_PROP_PAYLOAD_RANGE);
+	machine_pci_check(m, &s->pci);
 }
 
 void machine_read(struct machine *m, const void *fdt)
@@ -261,5 +312,6 @@ void machine_read(struct machine *m, const void *fdt)
 	*m = (struct machine){ .bootargs = "", .options = "" };
 	check_header(fdt);
 	walk(fdt, m, &seen);
+	parse_options(m);
 	check_complete(m, &seen);
 }

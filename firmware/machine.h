@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The machine description the VMM hands over in the FDT at ABI_FDT_ADDR,
- * read once into plain data (see abi.h for the schema).  Strings point
- * into the FDT, which stays in place.
+ * read once into plain data (see abi.h for the schema), and checked: a
+ * missing node or property ends the VM with ABI_FW_FAIL_FDT, an impossible
+ * PCI window with ABI_FW_FAIL_WINDOW, too many CPUs with ABI_FW_FAIL_CPUS.
+ * Strings point into the FDT, which stays in place.  Pure: runs in ring 3.
  */
 #ifndef FW_MACHINE_H
 #define FW_MACHINE_H
@@ -13,7 +15,14 @@
 #include "firmware/lib/e820.h"
 
 #define MACHINE_MAX_RAM		8
-#define MACHINE_MAX_CPUS	255	/* xAPIC IDs */
+#define MACHINE_MAX_CPUS	255	/* xAPIC IDs, MADT, AP counter */
+
+/* Fixed platform addresses (architectural defaults, not in the FDT). */
+#define MACHINE_IOAPIC_BASE	0xfec00000u
+#define MACHINE_LAPIC_BASE	0xfee00000u
+/* PCI windows and ECAM must end at or below this (APICs, ROM above). */
+#define MACHINE_MMIO_TOP	MACHINE_IOAPIC_BASE
+#define MACHINE_PCI_IO_MIN	0xd00u	/* legacy and ACPI PM ports below */
 
 enum payload_kind {
 	PAYLOAD_NONE,
@@ -26,22 +35,36 @@ struct mem_range {
 	uint64_t size;
 };
 
+struct machine_pci {
+	unsigned int bus_last;		/* buses 0..bus_last */
+	bool has_ecam;
+	struct mem_range ecam;		/* covers buses 0..bus_last */
+	bool pio;			/* CF8/CFC decoded */
+	struct mem_range io;		/* I/O BAR window */
+	struct mem_range mem32;		/* 32-bit memory window */
+	struct mem_range mem64;		/* size 0: none */
+};
+
 struct machine {
 	struct e820_entry ram[MACHINE_MAX_RAM];	/* sorted, type E820_RAM */
 	unsigned int n_ram;
 	uint64_t ram_total;
+	uint64_t low_ram_end;		/* end of RAM below 4 GiB */
+	uint64_t high_ram_end;		/* end of RAM above 4 GiB, 0: none */
 	unsigned int n_cpus;
 	const char *bootargs;		/* "" if absent */
 	const char *options;		/* minivmm,options, "" if absent */
+	bool xen_bar_wb;		/* xen-bar-mtrr=wb (the default) */
 	enum payload_kind payload;
 	uint64_t payload_entry;		/* PVH only */
 	struct mem_range payload_range;	/* PVH only */
 	bool has_initrd;
 	struct mem_range initrd;
+	struct machine_pci pci;
 };
 
-/* Read and check the description; ends the VM (ABI_FW_FAIL_FDT, or
- * ABI_FW_FAIL_CPUS) with a message when it is missing or malformed. */
+/* Read and check the description; ends the VM with a message when it is
+ * missing or malformed. */
 void machine_read(struct machine *m, const void *fdt);
 
 #endif

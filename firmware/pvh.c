@@ -17,6 +17,7 @@
 #include "firmware/lib/e820.h"
 #include "firmware/lib/hvm_start_info.h"
 #include "firmware/pvh.h"
+#include "firmware/tables.h"
 
 #define PVH_START_INFO	(ABI_BOOTINFO_BASE + 0x0)
 #define PVH_MODLIST	(ABI_BOOTINFO_BASE + 0x40)
@@ -37,14 +38,6 @@ _Static_assert(sizeof(struct e820_entry) ==
 
 /* handoff.S */
 __attribute__((noreturn)) void pvh_jump(uint32_t entry, uint32_t start_info);
-
-/* Address space below 1 MiB that is not plain RAM for the payload. */
-static const struct e820_entry pvh_carve[] = {
-	{ .addr = 0xa0000, .size = ABI_TABLES_BASE - 0xa0000,
-	  .type = E820_OMIT },				/* VGA, option ROMs */
-	{ .addr = ABI_TABLES_BASE, .size = ABI_TABLES_END - ABI_TABLES_BASE,
-	  .type = E820_RESERVED },			/* ACPI, SMBIOS */
-};
 
 static void check_range(const struct machine *m, const char *what,
 			const struct mem_range *r)
@@ -74,26 +67,24 @@ static void check_payload(const struct machine *m)
 		fail("initrd overlaps the payload");
 }
 
-static void build_start_info(const struct machine *m)
+static void build_start_info(const struct machine *m, uint64_t rsdp)
 {
 	struct hvm_start_info *si = phys_ptr(PVH_START_INFO);
 	struct hvm_modlist_entry *mod = phys_ptr(PVH_MODLIST);
 	size_t len = strnlen(m->bootargs, PVH_CMDLINE_MAX);
-	int n;
+	unsigned int n;
 
 	if (len == PVH_CMDLINE_MAX)
 		fail("bootargs longer than %u bytes", PVH_CMDLINE_MAX - 1);
 	memcpy(phys_ptr(PVH_CMDLINE), m->bootargs, len + 1);
-	n = e820_build(m->ram, m->n_ram, pvh_carve, 2, phys_ptr(PVH_MEMMAP),
-		       PVH_MEMMAP_MAX);
-	if (n < 0)
-		fw_fail(ABI_FW_FAIL_INTERNAL, "memory map: error %d", n);
+	n = tables_e820(m, phys_ptr(PVH_MEMMAP), PVH_MEMMAP_MAX);
 	*si = (struct hvm_start_info){
 		.magic = HVM_START_MAGIC,
 		.version = HVM_START_VERSION,
 		.cmdline_paddr = PVH_CMDLINE,
+		.rsdp_paddr = rsdp,
 		.memmap_paddr = PVH_MEMMAP,
-		.memmap_entries = (uint32_t)n,
+		.memmap_entries = n,
 	};
 	if (m->has_initrd) {
 		*mod = (struct hvm_modlist_entry){
@@ -104,10 +95,14 @@ static void build_start_info(const struct machine *m)
 	}
 }
 
-void pvh_boot(const struct machine *m)
+void pvh_prepare(const struct machine *m, uint64_t rsdp)
 {
 	check_payload(m);
-	build_start_info(m);
+	build_start_info(m, rsdp);
+}
+
+void pvh_enter(const struct machine *m)
+{
 	progress(ABI_MS_FW_HANDOFF);
 	pvh_jump((uint32_t)m->payload_entry, PVH_START_INFO);
 }

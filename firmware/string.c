@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The C library subset libfdt links against.  Block copies and fills use
- * rep movsb/stosb: one instruction to the emulator instead of a loop.
+ * The C library subset libfdt and the firmware link against.  Block
+ * copies and fills use rep movs/stos, 8 bytes per iteration where they
+ * can: the ring-0 emulator charges each iteration about as much as an
+ * instruction, but a loop would take three.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -13,8 +15,10 @@
 void *memcpy(void *dst, const void *src, size_t n)
 {
 	void *d = dst;
+	size_t q = n / 8, r = n % 8;
 
-	__asm__ volatile("rep movsb" : "+D"(d), "+S"(src), "+c"(n) : : "memory");
+	__asm__ volatile("rep movsq; mov %3, %%rcx; rep movsb"
+			 : "+D"(d), "+S"(src), "+c"(q) : "r"(r) : "memory");
 	return dst;
 }
 
@@ -33,8 +37,11 @@ void *memmove(void *dst, const void *src, size_t n)
 void *memset(void *dst, int c, size_t n)
 {
 	void *d = dst;
+	uint64_t v = 0x0101010101010101ull * (unsigned char)c;
+	size_t q = n / 8, r = n % 8;
 
-	__asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+	__asm__ volatile("rep stosq; mov %3, %%rcx; rep stosb"
+			 : "+D"(d), "+c"(q) : "a"(v), "r"(r) : "memory");
 	return dst;
 }
 

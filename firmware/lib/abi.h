@@ -58,8 +58,15 @@
  *           bootargs = "...";                       (from --append)
  *           minivmm,version = "...";                (VMM version)
  *           minivmm,payload-kind = "pvh" | "bzimage" | "none";
- *           minivmm,payload-entry = <u64>;          (PVH entry, guest phys)
- *           minivmm,payload-range = <u64 start, u64 size>;  (pre-placed)
+ *           minivmm,payload-entry = <u64>;          (PVH entry, guest phys;
+ *                                                    bzimage: the 64-bit
+ *                                                    entry, load + 0x200)
+ *           minivmm,payload-range = <u64 start, u64 size>;  (pre-placed;
+ *                                                    bzimage: load address,
+ *                                                    init_size)
+ *           minivmm,linux-setup-header = [bytes];   (bzimage: the setup
+ *                                                    header, file offset
+ *                                                    0x1f1 to its end)
  *           minivmm,initrd-range = <u64 start, u64 size>;   (optional)
  *           minivmm,options = "key=value" list;     (e.g. "xen-bar-mtrr=wb")
  *       };
@@ -83,6 +90,7 @@
 #define ABI_PROP_PAYLOAD_ENTRY	"minivmm,payload-entry"
 #define ABI_PROP_PAYLOAD_RANGE	"minivmm,payload-range"
 #define ABI_PROP_INITRD_RANGE	"minivmm,initrd-range"
+#define ABI_PROP_SETUP_HEADER	"minivmm,linux-setup-header"
 #define ABI_PROP_OPTIONS	"minivmm,options"
 #define ABI_PCI_NODE		"pci"
 #define ABI_PCI_COMPATIBLE	"minivmm,pci"
@@ -93,8 +101,10 @@
 #define ABI_PROP_MEM32_WINDOW	"minivmm,mem32-window"
 #define ABI_PROP_MEM64_WINDOW	"minivmm,mem64-window"
 
-/* Low RAM the firmware uses for itself (never given to a payload as free
- * RAM): page tables, stack, .bss, hvm_start_info, tables. */
+/* Low RAM the firmware uses for itself, reserved in the memory map it
+ * hands over: GDT/TSS/IDT, the AP start-up page (SIPI vector 2; parked
+ * APs halt there until the OS sends INIT/SIPI), .bss, stacks (the map is
+ * in firmware/fw.lds).  The boot info and the tables follow. */
 #define ABI_FW_RAM_BASE		0x1000u
 #define ABI_FW_RAM_END		0x10000u	/* FDT follows */
 #define ABI_BOOTINFO_BASE	0x20000u	/* start_info/boot_params/cmdline */

@@ -14,8 +14,8 @@
 #define HDR_LEN		36
 #define RSDP_LEN	36
 #define FACS_LEN	64
-#define XSDT_NENT	3		/* FADT, MADT, MCFG */
-#define XSDT_LEN	(HDR_LEN + 8 * XSDT_NENT)
+#define XSDT_NENT(c)	((c)->no_ecam ? 2 : 3)	/* FADT, MADT, MCFG */
+#define XSDT_LEN(c)	(HDR_LEN + 8 * XSDT_NENT(c))
 #define FADT_LEN	276		/* revision 6 */
 #define MCFG_LEN	(HDR_LEN + 8 + 16)
 #define MADT_LAPIC_LEN	8
@@ -113,9 +113,10 @@ static int check_config(const struct acpi_config *c, uint64_t gpa,
 		return ACPI_ERR_CPUS;
 	if ((gpa & 63) || gpa > FOUR_GIB || size > FOUR_GIB - gpa)
 		return ACPI_ERR_CONFIG;
-	if (c->ecam_buses == 0 || c->ecam_buses > 256 ||
-	    (c->ecam_base & (ECAM_BUS_SIZE - 1)) ||
-	    c->ecam_base > UINT64_MAX - 256 * ECAM_BUS_SIZE)
+	if (c->ecam_buses == 0 || c->ecam_buses > 256)
+		return ACPI_ERR_CONFIG;
+	if (!c->no_ecam && ((c->ecam_base & (ECAM_BUS_SIZE - 1)) ||
+			    c->ecam_base > UINT64_MAX - 256 * ECAM_BUS_SIZE))
 		return ACPI_ERR_CONFIG;
 	if (c->pci_io_base < 0xd00 || c->pci_io_base > 0xffff ||
 	    c->pci_io_size == 0 || c->pci_io_size > 0x10000 - c->pci_io_base)
@@ -151,12 +152,14 @@ static void build_facs(uint8_t *p)
 	p[32] = 2;				/* version */
 }
 
-static void build_xsdt(uint8_t *p, uint64_t gpa, size_t off_mcfg)
+static void build_xsdt(uint8_t *p, const struct acpi_config *c, uint64_t gpa,
+		       size_t off_mcfg)
 {
-	header(p, "XSDT", XSDT_LEN, 1);
+	header(p, "XSDT", XSDT_LEN(c), 1);
 	put(p + HDR_LEN, gpa + OFF_FADT, 8);
 	put(p + HDR_LEN + 8, gpa + OFF_MADT, 8);
-	put(p + HDR_LEN + 16, gpa + off_mcfg, 8);
+	if (!c->no_ecam)
+		put(p + HDR_LEN + 16, gpa + off_mcfg, 8);
 	finish(p);
 }
 
@@ -319,7 +322,8 @@ static void dsdt_pci0(struct aml *a, const struct acpi_config *c)
 	name_int(a, "_SEG", 0);
 	name_int(a, "_BBN", 0);
 	name_int(a, "_UID", 0);
-	name_int(a, "_CBA", c->ecam_base);
+	if (!c->no_ecam)
+		name_int(a, "_CBA", c->ecam_base);
 	dsdt_pci0_crs(a, c);
 	dsdt_prt(a, c->prt_slots);
 	aml_close(a, dev);
@@ -362,7 +366,8 @@ static size_t build_dsdt(uint8_t *p, size_t cap, const struct acpi_config *c)
 	aml_close(&a, tok);
 	tok = aml_scope(&a, "\\_SB_");
 	dsdt_pci0(&a, c);
-	dsdt_ecam(&a, c);
+	if (!c->no_ecam)
+		dsdt_ecam(&a, c);
 	aml_close(&a, tok);
 	if (a.overflow || HDR_LEN + a.len > UINT32_MAX)
 		return 0;
@@ -376,7 +381,7 @@ int acpi_build(const struct acpi_config *cfg, void *buf, size_t size,
 {
 	uint8_t *b = buf;
 	size_t off_mcfg = ALIGN16(OFF_MADT + MADT_LEN((size_t)cfg->ncpus));
-	size_t off_dsdt = ALIGN16(off_mcfg + MCFG_LEN);
+	size_t off_dsdt = ALIGN16(off_mcfg + (cfg->no_ecam ? 0 : MCFG_LEN));
 	size_t dsdt_len;
 	int err = check_config(cfg, gpa, size);
 
@@ -390,10 +395,11 @@ int acpi_build(const struct acpi_config *cfg, void *buf, size_t size,
 	zero(b, off_dsdt);	/* the builders below write only non-zero fields */
 	build_rsdp(b + OFF_RSDP, gpa);
 	build_facs(b + OFF_FACS);
-	build_xsdt(b + OFF_XSDT, gpa, off_mcfg);
+	build_xsdt(b + OFF_XSDT, cfg, gpa, off_mcfg);
 	build_fadt(b + OFF_FADT, cfg, gpa, gpa + off_dsdt);
 	build_madt(b + OFF_MADT, cfg);
-	build_mcfg(b + off_mcfg, cfg);
+	if (!cfg->no_ecam)
+		build_mcfg(b + off_mcfg, cfg);
 	*rsdp = gpa + OFF_RSDP;
 	*used = off_dsdt + dsdt_len;
 	return ACPI_OK;

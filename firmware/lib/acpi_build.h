@@ -24,13 +24,14 @@
  *
  * Layout from the base (which must be 64-byte aligned, below 4 GiB):
  * RSDP at offset 0 (so the RSDP address is the base), then FACS, XSDT,
- * FADT, MADT, MCFG and the DSDT last.
+ * FADT, MADT, MCFG (unless no_ecam) and the DSDT last.
  *
  * Freestanding: <stdint.h>, <stddef.h>, <stdbool.h> only.
  */
 #ifndef MINIVMM_ACPI_BUILD_H
 #define MINIVMM_ACPI_BUILD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,10 @@ struct acpi_config {
 	uint32_t ioapic_base;		/* LAYOUT_IOAPIC_BASE */
 	uint64_t ecam_base;		/* LAYOUT_ECAM_BASE, 1 MiB aligned */
 	uint32_t ecam_buses;		/* 1..256: buses 0..ecam_buses-1 */
+	/* No ECAM (--ecam off): no MCFG, no _CBA, no ECAM motherboard
+	 * resource; ecam_base is ignored, ecam_buses still gives the root
+	 * bus range. */
+	bool no_ecam;
 	/* PCI I/O BAR window; must lie inside 0xd00..0xffff. */
 	uint32_t pci_io_base, pci_io_size;
 	/* 32-bit and 64-bit PCI memory windows; pci64_size 0 = none. */

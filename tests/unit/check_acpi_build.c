@@ -290,6 +290,36 @@ START_TEST(test_dsdt_shape)
 }
 END_TEST
 
+/* --ecam off: no MCFG in the XSDT, no _CBA, no ECAM resource; the
+ * tables still chain and the DSDT keeps the host bridge.  A garbage
+ * ecam_base is ignored. */
+START_TEST(test_no_ecam)
+{
+	struct acpi_config c = cfg(2);
+	const uint8_t *r, *x, *f, *d;
+	uint64_t rsdp;
+
+	c.no_ecam = true;
+	c.ecam_base = 0x1234;
+	rsdp = build(&c);
+	r = buf + (rsdp - BASE);
+	x = table(rd(r + 24, 8), "XSDT");
+	ck_assert_uint_eq(rd(x + 4, 4), 36 + 8 * 2);
+	f = table(rd(x + 36, 8), "FACP");
+	table(rd(x + 44, 8), "APIC");
+	d = table(rd(f + 140, 8), "DSDT");
+	ck_assert_ptr_nonnull(find(d, "PCI0"));
+	ck_assert_ptr_nonnull(find(d, "_CRS"));
+	ck_assert_ptr_null(find(d, "_CBA"));
+	ck_assert_ptr_null(find(d, "ECAM"));
+	for (size_t i = 0; i + 4 <= used; i++)
+		ck_assert_msg(memcmp(buf + i, "MCFG", 4), "MCFG at +%zu", i);
+	c.ecam_buses = 0;
+	ck_assert_int_eq(acpi_build(&c, buf, sizeof(buf), BASE, &rsdp, &used),
+			 ACPI_ERR_CONFIG);
+}
+END_TEST
+
 START_TEST(test_cpu_limits)
 {
 	struct acpi_config c = cfg(0);
@@ -399,6 +429,7 @@ int main(void)
 	tcase_add_test(core, test_mcfg);
 	tcase_add_test(core, test_dsdt_prt);
 	tcase_add_test(core, test_dsdt_shape);
+	tcase_add_test(core, test_no_ecam);
 	tcase_add_test(limits, test_madt_max);
 	tcase_add_test(limits, test_cpu_limits);
 	tcase_add_test(limits, test_nospace);
