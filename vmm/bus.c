@@ -173,7 +173,7 @@ bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
 	 * while another vCPU is dispatching on it.  Devices live as long as
 	 * the buses, so a range unregistered meanwhile is still safe. */
 	off = addr - r.base;
-	if (len > r.len - off)
+	if (!bus->whole_access && len > r.len - off)
 		len = (uint32_t)(r.len - off);
 	if (is_write) {
 		if (r.ops->write)

@@ -34,6 +34,11 @@ struct bus_range {
 struct bus {
 	const char *name;		/* "pio" or "mmio" */
 	uint64_t limit;			/* addresses are < limit */
+	/* Port I/O semantics: the device decoding the first port takes the
+	 * whole access (an outl to 0xf4 is one cycle to port 0xf4), so
+	 * accesses are not clipped to the range; handlers bounds-check
+	 * offset + len themselves.  MMIO buses clip. */
+	bool whole_access;
 	pthread_mutex_t lock;
 	int n;
 	struct bus_range ranges[BUS_MAX_RANGES];	/* sorted by base */
@@ -57,7 +62,8 @@ int bus_move(struct bus *bus, uint64_t old_base, uint64_t new_base,
 
 /* Dispatch one access.  Returns false if no range claims addr (reads then
  * return all-ones, writes are dropped; both are counted). An access that
- * runs past the end of its range is truncated to the range.  The handler
+ * runs past the end of its range is truncated to the range unless the bus
+ * has whole_access.  The handler
  * runs without the bus lock (devices serialise themselves) and may
  * register, move or unregister ranges on any bus. */
 bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,

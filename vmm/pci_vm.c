@@ -17,14 +17,15 @@
 #include <unistd.h>
 
 #define PAGE		4096u
-#define MAX_PAGES	64		/* functions on this machine, with room */
+#define ONES_PAGES	256u		/* all-ones: one whole bus */
+#define MAX_PAGES	(ONES_PAGES + 64)	/* + functions, with room */
 #define XEN_BDF		PCI_BDF(0, 3, 0)
 
 struct pci_vm {
 	struct vm *vm;
 	struct pci_bus *bus;	/* serialises config accesses itself */
 	int memfd;
-	unsigned int npages;		/* page 0: all-ones */
+	unsigned int npages;		/* pages 0..255: all-ones */
 	uint8_t *pages[MAX_PAGES];	/* host mappings, index = memfd page */
 	uint8_t *ecam_map;
 	uint64_t ecam_size;
@@ -56,12 +57,13 @@ static void *alloc_page(void *ctx)
 	return grow_memfd(ctx);	/* fresh memfd pages are zero */
 }
 
+/* The memfd page of a function's config page; -1 for absent functions. */
 static long page_index(const struct pci_vm *p, const uint8_t *page)
 {
-	for (unsigned int i = 1; i < p->npages; i++)
+	for (unsigned int i = ONES_PAGES; page && i < p->npages; i++)
 		if (p->pages[i] == page)
 			return (long)i;
-	return 0;	/* the all-ones page */
+	return -1;
 }
 
 /* --- BAR moves -------------------------------------------------------- */
@@ -161,6 +163,40 @@ static int add_xen_platform(struct pci_vm *p)
 
 /* --- ECAM -------------------------------------------------------------- */
 
+static int map_pages(struct pci_vm *p, uint8_t *at, unsigned int n,
+		     long first)
+{
+	return mmap(at, (size_t)n * PAGE, PROT_READ, MAP_SHARED | MAP_FIXED,
+		    p->memfd, (off_t)first * PAGE) == MAP_FAILED ? -1 : 0;
+}
+
+/* Each run of absent functions maps the same-length prefix of the
+ * all-ones pages in one call, so 256 empty buses cost 256 mappings, not
+ * 65536 (more than the default VMA limit). */
+static int map_bus(struct pci_vm *p, uint8_t *bus_win, unsigned int b)
+{
+	unsigned int devfn = 0;
+
+	while (devfn < PCI_DEVFN_MAX) {
+		long idx = page_index(p, pci_bus_ecam_page(p->bus, b, devfn));
+		unsigned int run = 1;
+
+		if (idx >= 0) {
+			if (map_pages(p, bus_win + devfn * PAGE, 1, idx) < 0)
+				return -1;
+			devfn++;
+			continue;
+		}
+		while (devfn + run < PCI_DEVFN_MAX &&
+		       !pci_bus_ecam_page(p->bus, b, devfn + run))
+			run++;
+		if (map_pages(p, bus_win + devfn * PAGE, run, 0) < 0)
+			return -1;
+		devfn += run;
+	}
+	return 0;
+}
+
 static int map_ecam_ro(struct pci_vm *p)
 {
 	const struct vmm_config *cfg = p->vm->cfg;
@@ -171,18 +207,9 @@ static int map_ecam_ro(struct pci_vm *p)
 	if (win == MAP_FAILED)
 		return -1;
 	p->ecam_map = win;
-	for (unsigned int b = 0; b < cfg->pci_buses; b++) {
-		for (unsigned int devfn = 0; devfn < PCI_DEVFN_MAX; devfn++) {
-			uint8_t *pg = pci_bus_ecam_page(p->bus, b, devfn);
-			uint8_t *at = win + ((uint64_t)b << 20) +
-				      ((uint64_t)devfn << 12);
-			off_t off = (off_t)page_index(p, pg) * PAGE;
-
-			if (mmap(at, PAGE, PROT_READ, MAP_SHARED | MAP_FIXED,
-				 p->memfd, off) == MAP_FAILED)
-				return -1;
-		}
-	}
+	for (unsigned int b = 0; b < cfg->pci_buses; b++)
+		if (map_bus(p, win + ((uint64_t)b << 20), b) < 0)
+			return -1;
 	return gmem_add_region(&p->vm->mem, LAYOUT_ECAM_BASE, p->ecam_size,
 			       win, true, "ecam-ro") < 0 ? -1 : 0;
 }
@@ -254,15 +281,16 @@ static int create_bus(struct pci_vm *p)
 		.bar_changed = on_bar_changed,
 		.bar_ctx = p,
 	};
-	uint8_t *ones;
-
 	p->memfd = memfd_create("minivmm-pci-config", MFD_CLOEXEC);
 	if (p->memfd < 0)
 		return -1;
-	ones = grow_memfd(p);
-	if (!ones)
-		return -1;
-	memset(ones, 0xff, PAGE);
+	for (unsigned int i = 0; i < ONES_PAGES; i++) {
+		uint8_t *ones = grow_memfd(p);
+
+		if (!ones)
+			return -1;
+		memset(ones, 0xff, PAGE);
+	}
 	p->bus = pci_bus_create(&conf);
 	if (!p->bus || !pci_host_bridge_create(p->bus))
 		return -1;
