@@ -345,6 +345,31 @@ void pci_vm_destroy(struct vm *vm)
 
 /* --- invariants -------------------------------------------------------- */
 
+/* What the guest reads through the read-only window must be the model's
+ * bytes (present functions) or all-ones (absent ones). */
+static int check_ecam_window(struct pci_vm *p, FILE *out)
+{
+	static const uint8_t ones[PAGE] = { [0 ... PAGE - 1] = 0xff };
+	int problems = 0;
+
+	if (!p->ecam_map)
+		return 0;
+	for (unsigned int b = 0; b < p->vm->cfg->pci_buses; b++) {
+		for (unsigned int devfn = 0; devfn < PCI_DEVFN_MAX; devfn++) {
+			const uint8_t *pg = pci_bus_ecam_page(p->bus, b, devfn);
+			const uint8_t *win = p->ecam_map + ((uint64_t)b << 20) +
+					     ((uint64_t)devfn << 12);
+
+			if (!memcmp(win, pg ? pg : ones, PAGE))
+				continue;
+			fprintf(out, "pci: ECAM window at %02x:%02x.%x differs "
+				"from the model\n", b, devfn >> 3, devfn & 7);
+			problems++;
+		}
+	}
+	return problems;
+}
+
 int pci_vm_check(struct vm *vm, FILE *out)
 {
 	struct pci_vm *p = vm->pci;
@@ -352,6 +377,7 @@ int pci_vm_check(struct vm *vm, FILE *out)
 
 	if (!p)
 		return 0;
+	problems += check_ecam_window(p, out);
 	/* Called after the vCPUs stopped: nothing changes under us. */
 	for (uint32_t bdf = 0; bdf < vm->cfg->pci_buses * 256u; bdf++) {
 		struct pci_fn *fn = pci_bus_get(p->bus, bdf);
