@@ -48,6 +48,7 @@ unit: $(UNIT_BINS)
 
 include firmware/firmware.mk
 include tests/guest/guest.mk
+include tests/fuzz/fuzz.mk
 -include tools/tools.mk
 
 deps:
@@ -65,10 +66,11 @@ check: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build-asan \
 		build-asan/minivmm build-asan/firmware.bin unit
+	@$(MAKE) --no-print-directory fuzz-build
 	@tests/run.sh
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 .PHONY: all unit deps run check clean guests tools
 .DELETE_ON_ERROR:

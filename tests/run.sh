@@ -1,6 +1,7 @@
 #!/bin/bash
-# Runs every test: the Check unit tests (normal and ASan+UBSan builds) and
-# the boot tests (tests/boot/*.sh, against both VMM builds).  Ends with one
+# Runs every test: the Check unit tests (normal and ASan+UBSan builds),
+# the boot tests (tests/boot/*.sh, against both VMM builds) and a short
+# run of each fuzz target.  Ends with one
 # "N passed, N failed" line; exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -46,7 +47,9 @@ done
 for build in build build-asan; do
 	[ -x "$build/minivmm" ] || continue
 	for t in tests/boot/*.sh; do
-		[ "$(basename "$t")" = lib.sh ] && continue
+		case " lib linux-init ${SKIP_BOOT_TESTS:-} " in
+		*" $(basename "$t" .sh) "*) continue ;;
+		esac
 		log="$log_dir/$(basename "$t" .sh)-$build.log"
 		MINIVMM="$build/minivmm" BUILD="$build" bash "$t" >"$log" 2>&1
 		p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log")
@@ -62,6 +65,24 @@ for build in build build-asan; do
 		fi
 	done
 done
+
+# Fuzz smoke: each libFuzzer target replays its regressions and seeds,
+# then fuzzes for a few seconds (tests/fuzz/fuzz.mk).
+if [ -x build-fuzz/fuzz_pci ]; then
+	for t in pci xen_ports uart msr_policy loader fdt; do
+		log="$log_dir/fuzz-$t.log"
+		if make --no-print-directory -s "fuzz-$t" \
+			FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-5}" >"$log" 2>&1; then
+			passed=$((passed + 1))
+			printf '%-44s ok\n' "fuzz/$t"
+		else
+			failed=$((failed + 1))
+			printf '%-44s FAILED\n' "fuzz/$t"
+			tail -n 20 "$log"
+			failures+=("fuzz/$t: see $log")
+		fi
+	done
+fi
 
 for f in "${failures[@]}"; do
 	echo "failed: $f"

@@ -13,7 +13,7 @@ enum long_only {
 	OPT_CONSOLE, OPT_STATS, OPT_STATS_JSON, OPT_TIMING, OPT_VERSION,
 	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
 	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
-	OPT_DUMP_ACPI,
+	OPT_DUMP_ACPI, OPT_NO_SANDBOX,
 };
 
 static const struct option options[] = {
@@ -34,6 +34,7 @@ static const struct option options[] = {
 	{ "xen-platform", required_argument, NULL, OPT_XEN_PLATFORM },
 	{ "xen-bar-mtrr", required_argument, NULL, OPT_XEN_BAR_MTRR },
 	{ "dump-acpi",	required_argument, NULL, OPT_DUMP_ACPI },
+	{ "no-sandbox",	no_argument,	   NULL, OPT_NO_SANDBOX },
 	{ "msr-policy",	required_argument, NULL, OPT_MSR_POLICY },
 	{ "msr",	required_argument, NULL, OPT_MSR },
 	{ "msr-default", required_argument, NULL, OPT_MSR_DEFAULT },
@@ -47,6 +48,7 @@ void cli_usage(FILE *out)
 {
 	fputs(
 "usage: minivmm [run] [options]\n"
+"       minivmm bench [options]   (benchmarks: minivmm bench --help)\n"
 "\n"
 "Machine:\n"
 "  -m, --memory SIZE      guest RAM, K/M/G suffix (no suffix: MiB); default 256M\n"
@@ -61,6 +63,8 @@ void cli_usage(FILE *out)
 "  --stats                print exit counts at exit (stderr)\n"
 "  --stats-json FILE      write the same as JSON, atomically\n"
 "  --timing               print boot milestones with host times (stderr)\n"
+"  --no-sandbox           run without the seccomp sandbox (on by default:\n"
+"                         only the system calls a run needs are allowed)\n"
 "PCI:\n"
 "  --ecam ro|trap|off     ECAM window mapped read-only (default: reads never\n"
 "                         exit), trapped on every access, or absent\n"
@@ -224,6 +228,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 		return 0;
 	case OPT_MSR_CHECK: cfg->msr_policy_check = v; return 0;
 	case OPT_DUMP_ACPI: cfg->dump_acpi = v; return 0;
+	case OPT_NO_SANDBOX: cfg->sandbox = false; return 0;
 	}
 	return -1;
 }

@@ -26,7 +26,8 @@ struct pci_vm {
 	struct pci_bus *bus;	/* serialises config accesses itself */
 	int memfd;
 	unsigned int npages;		/* pages 0..255: all-ones */
-	uint8_t *pages[MAX_PAGES];	/* host mappings, index = memfd page */
+	uint8_t *ones;			/* their mapping, ONES_PAGES long */
+	uint8_t *pages[MAX_PAGES];	/* config pages, index = memfd page */
 	uint8_t *ecam_map;
 	uint64_t ecam_size;
 	struct xen_platform *xen;
@@ -284,13 +285,16 @@ static int create_bus(struct pci_vm *p)
 	p->memfd = memfd_create("minivmm-pci-config", MFD_CLOEXEC);
 	if (p->memfd < 0)
 		return -1;
-	for (unsigned int i = 0; i < ONES_PAGES; i++) {
-		uint8_t *ones = grow_memfd(p);
-
-		if (!ones)
-			return -1;
-		memset(ones, 0xff, PAGE);
+	if (ftruncate(p->memfd, (off_t)ONES_PAGES * PAGE) < 0)
+		return -1;
+	p->ones = mmap(NULL, (size_t)ONES_PAGES * PAGE, PROT_READ | PROT_WRITE,
+		       MAP_SHARED, p->memfd, 0);
+	if (p->ones == MAP_FAILED) {
+		p->ones = NULL;
+		return -1;
 	}
+	memset(p->ones, 0xff, (size_t)ONES_PAGES * PAGE);
+	p->npages = ONES_PAGES;
 	p->bus = pci_bus_create(&conf);
 	if (!p->bus || !pci_host_bridge_create(p->bus))
 		return -1;
@@ -333,8 +337,10 @@ void pci_vm_destroy(struct vm *vm)
 		pci_bus_destroy(p->bus);	/* flushes the Xen log */
 	if (p->ecam_map)
 		munmap(p->ecam_map, p->ecam_size);
-	for (unsigned int i = 0; i < p->npages; i++)
+	for (unsigned int i = ONES_PAGES; i < p->npages; i++)
 		munmap(p->pages[i], PAGE);
+	if (p->ones)
+		munmap(p->ones, (size_t)ONES_PAGES * PAGE);
 	if (p->xen_ram)
 		munmap(p->xen_ram, XEN_PLATFORM_BAR1_SIZE);
 	if (p->memfd >= 0)

@@ -4,6 +4,7 @@
  * input to feed to the UART. */
 #include "devices/uart16550.h"
 #include "vmm/exit_status.h"
+#include "vmm/sandbox.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -119,6 +120,12 @@ int vm_run(struct vm *vm)
 		return EXIT_VMM_ERROR;
 	}
 	console_enable_input(&vm->console);
+	/* Set-up is over: from here on only what the run needs. */
+	if (sandbox_install(vm->cfg) < 0) {
+		close(sfd);
+		console_restore_terminal();
+		return EXIT_VMM_ERROR;
+	}
 	if (vm->cfg->timeout > 0)
 		deadline = timing_now_ns() + (uint64_t)(vm->cfg->timeout * 1e9);
 	timing_event(&vm->timing, "vCPUs started");

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Writes the committed seed corpus, tests/fuzz/corpus/<target>/.
+
+Each seed is a small, valid-looking input in the target's format (see the
+comment at the top of each fuzz_<target>.c), so fuzzing starts from what
+firmware, drivers and users really do.  Run from the repository root:
+    python3 tests/fuzz/seeds.py
+"""
+import os
+import struct
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+
+
+def put(target, name, data):
+    d = os.path.join(ROOT, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+# --- pci: config bytes, then operations ------------------------------------
+HOST, XEN = 0, 1
+
+
+def conf1(dev, reg, width, val=0, write=False):
+    w = {1: 0, 2: 1, 4: 2}[width]
+    return struct.pack("<BBHBI", 0, dev, reg, w | (4 if write else 0), val)
+
+
+def cf8_raw(port_off, width, val, write):
+    w = {1: 0, 2: 1, 4: 2}[width]
+    return struct.pack("<BBI", 1, w | (4 if write else 0) | port_off << 3, val)
+
+
+def ecam(dev, reg, length, val=0, write=False):
+    return struct.pack("<BBHBQ", 2, dev, reg,
+                       (length - 1) | (8 if write else 0), val)
+
+
+def ecam_ro(dev, reg, width):
+    return struct.pack("<BBHB", 3, dev, reg, {1: 0, 2: 1, 4: 2}[width])
+
+
+def pio(port, width, val=0, write=False):
+    w = {1: 0, 2: 1, 4: 2}[width]
+    return struct.pack("<BHBI", 4, port, w | (4 if write else 0), val)
+
+
+def mmio(addr, length, val=0, write=False):
+    return struct.pack("<BQBQ", 5, addr, (length - 1) | (8 if write else 0),
+                       val)
+
+
+def place_xen_bar(bar, addr, cmd):
+    return struct.pack("<BBBIHB", 6, 1, bar, addr, cmd, 0)
+
+
+def pci_config(ram=1, ecam_mode=0, pio_off=False, xen_off=False, b=0):
+    a = ram | ecam_mode << 2 | (0x20 if pio_off else 0) | \
+        (0x40 if xen_off else 0)
+    return bytes([a, b])
+
+
+def firmware_like():
+    ops = [conf1(HOST, 0, 4), conf1(XEN, 0, 4), conf1(XEN, 0x0e, 1)]
+    for bar in (0x10, 0x14):
+        ops += [conf1(XEN, bar, 4, 0xffffffff, True), conf1(XEN, bar, 4)]
+    ops += [conf1(XEN, 0x10, 4, 0xc000, True),
+            conf1(XEN, 0x14, 4, 0xc0000000, True),
+            conf1(XEN, 0x04, 2, 0x3, True),
+            pio(0xc000, 1), pio(0xc004, 1, 1, True), pio(0x10, 2),
+            pio(0x12, 1, ord("x"), True), pio(0x12, 1, 10, True),
+            mmio(0xc0000000, 8, 0x1122334455667788, True),
+            mmio(0xc0000000, 4)]
+    return b"".join(ops)
+
+
+def pci_seeds():
+    put("pci", "firmware-ro", pci_config() + firmware_like() +
+        ecam_ro(XEN, 0, 4) + ecam_ro(HOST, 0x100, 4) + ecam_ro(HOST, 0x40, 2))
+    put("pci", "firmware-trap", pci_config(ecam_mode=1) + firmware_like() +
+        ecam(HOST, 0x104, 8) + ecam(XEN, 0x10, 8, 0xffffffffffffffff, True))
+    put("pci", "ecam-only", pci_config(ecam_mode=0, pio_off=True) +
+        ecam(XEN, 0x14, 4, 0xc1000000, True) + ecam(XEN, 4, 2, 2, True) +
+        ecam_ro(XEN, 0x14, 4) + ecam(XEN, 0x14, 4, 0xe0000000, True) +
+        ecam(XEN, 0x14, 4, 0xfff00000, True))
+    put("pci", "bar-moves", pci_config(ram=2) +
+        place_xen_bar(1, 0xc2000000, 3) + place_xen_bar(1, 0x00100000, 3) +
+        place_xen_bar(0, 0x3f8, 1) + place_xen_bar(0, 0xcf8, 1) +
+        place_xen_bar(0, 0xc100, 1) + place_xen_bar(1, 0xffff0000, 2) +
+        place_xen_bar(1, 0xc3000000, 0))
+    put("pci", "cf8-partial", pci_config(ram=3, ecam_mode=2) +
+        cf8_raw(0, 4, 0x80001800, True) + cf8_raw(0, 4, 0, False) +
+        cf8_raw(1, 1, 0x55, True) + cf8_raw(4, 2, 0, False) +
+        cf8_raw(7, 1, 0, False) + cf8_raw(0, 2, 0x8000, True) +
+        conf1(HOST, 0x100, 4) + conf1(HOST, 0xffc, 4))
+    put("pci", "no-xen-many-buses", pci_config(ecam_mode=1, xen_off=True,
+                                               b=0xf3) +
+        ecam(HOST, 0, 4) + struct.pack("<BBHHBQ", 2, 2, 0x0300, 0, 0, 0))
+
+
+# --- xen_ports: [pre][sel][val32]([off8]) ------------------------------------
+def xen_legacy(off, width, val=0, write=False):
+    w = {1: 0, 2: 1, 4: 2}[width]
+    return struct.pack("<BBI", 0, w | (4 if write else 0) | off << 3, val)
+
+
+def xen_bar0(off, width, val=0, write=False):
+    w = {1: 0, 2: 1, 4: 2}[width]
+    return struct.pack("<BBIB", 0, 0x80 | 0x40 | w | (4 if write else 0),
+                       val, off)
+
+
+def xen_seeds():
+    log = b"".join(xen_legacy(2, 1, c, True) for c in b"xen log\r\n")
+    put("xen_ports", "linux-unplug", xen_legacy(0, 2) + xen_legacy(2, 1) +
+        xen_legacy(2, 2, 3, True) + xen_legacy(0, 4, 0x50101, True) +
+        xen_legacy(0, 2, 3, True) + xen_legacy(0, 1, 1, True) +
+        xen_legacy(0, 1) + log)
+    put("xen_ports", "bar0", xen_bar0(0, 1, 1, True) + xen_bar0(0, 1) +
+        xen_bar0(4, 1, 1, True) + xen_bar0(8, 1, 2, True) +
+        xen_bar0(8, 4, 0x01010101, True) + xen_bar0(0xfe, 4, 0, False))
+    put("xen_ports", "long-log", b"".join(
+        xen_legacy(2, 1, 0x41 + i % 26, True) for i in range(300)) +
+        xen_legacy(2, 1, 0x1b, True) + xen_legacy(15, 4, 0, True))
+    put("xen_ports", "config", b"\xff" + struct.pack("<HI", 0x10, 0xffffffff)
+        + b"\xff" + struct.pack("<HI", 0x04, 1) + xen_legacy(0, 2))
+
+
+# --- uart: [pre >= 0x30][sel][val32] or [pre < 0x30][n][bytes] ---------------
+def uart_reg(reg, val=0, write=False, width=1):
+    w = {1: 0, 2: 1, 4: 2}[width]
+    return struct.pack("<BBI", 0x40, w | (4 if write else 0) | reg << 3, val)
+
+
+def uart_in(data):
+    return bytes([0x10, len(data)]) + data
+
+
+def uart_seeds():
+    init = (uart_reg(3, 0x80, True) + uart_reg(0, 1, True) +
+            uart_reg(1, 0, True) + uart_reg(3, 3, True) +
+            uart_reg(2, 0xc7, True) + uart_reg(4, 0x0b, True) +
+            uart_reg(1, 0x03, True))
+    put("uart", "linux-init", init + b"".join(
+        uart_reg(0, c, True) for c in b"hi\n") + uart_reg(2) + uart_reg(5) +
+        uart_reg(6))
+    put("uart", "loopback", uart_reg(4, 0x1f, True) + uart_reg(0, 0x5a, True)
+        + uart_reg(5) + uart_reg(0) + uart_reg(6) + uart_reg(0, 0, True, 4))
+    put("uart", "input", init + uart_in(b"hello") + uart_reg(2) +
+        uart_reg(0) + uart_in(b"\x01\x01a\x01x") + uart_in(b"0123456789abcdefg")
+        + uart_reg(2, 2, True) + uart_reg(5))
+    put("uart", "scratch-wide", uart_reg(7, 0xa5, True) + uart_reg(7) +
+        uart_reg(6, 0xffffffff, True, 4) + uart_reg(5, 0, False, 4) +
+        uart_reg(9, 1, True, 2))
+
+
+# --- msr_policy: TEXT \0 ACCESSES (9 bytes each) -----------------------------
+def accesses(items):
+    return b"".join(struct.pack("<BII", sel, idx, val)
+                    for sel, idx, val in items)
+
+
+def msr_seeds():
+    acc = accesses([(0, 0x19a, 0), (1, 0x19a, 5), (0, 0x10, 0),
+                    (1, 0x123, 7), (0, 0x123, 0), (0x80, 0, 0),
+                    (0x81, 1, 9), (2, 0x4b564d00, 0), (0, 0xffffffff, 0)])
+    texts = {
+        "simple": "0x19a value=0x10,wgp\nIA32_TSC allow,log\n"
+                  "0x123 emulate=4\n0x1b0 r host=0\ndefault deny\n",
+        "presets": "preset:xen-strict\n0x40000000-0x400000ff ignore,count\n",
+        "relaxed": "preset:therm-compat\npreset:xen-relaxed\n"
+                   "default ignore,log\n",
+        "ranges": "0x0-0x2fff r deny\n0x3000-0x5fff w ignore\n"
+                  "0xc0000000-0xc0001fff rw value=1\n# comment only\n"
+                  "EFER-SFMASK allow,count\n",
+        "x2apic": "0x800-0x8ff allow\n0x802 r deny\n",
+        "errors": "0x10 frob\n0x1-0x0 deny\nIA32_NOPE deny\n"
+                  "0x100000000 deny\ndefault value=3\n0x10 r w deny\n",
+    }
+    for name, text in texts.items():
+        put("msr_policy", name, text.encode() + b"\0" + acc)
+    src = os.path.join(os.path.dirname(ROOT), "..", "unit", "data",
+                       "msr_example.policy")
+    if os.path.exists(src):
+        with open(src, "rb") as f:
+            put("msr_policy", "example-file", f.read() + b"\0" + acc)
+
+
+# --- loader: [ram][initrd length 16][ELF][initrd] -----------------------------
+def pvh_elf(bits=64, entry=0x100000, memsz=0x2000, descsz=8,
+            paddr=0x100000):
+    code = b"\xf4" * 16                       # hlt
+    name = b"Xen\0"
+    desc = struct.pack("<Q" if descsz == 8 else "<I", entry)
+    note = struct.pack("<III", 4, descsz, 18) + name + desc
+    if bits == 64:
+        ehsize, phsize = 64, 56
+    else:
+        ehsize, phsize = 52, 32
+    phoff = ehsize
+    note_off = phoff + 2 * phsize
+    code_off = note_off + len(note)
+    ident = b"\x7fELF" + bytes([2 if bits == 64 else 1, 1, 1]) + bytes(9)
+    if bits == 64:
+        eh = ident + struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, entry, phoff,
+                                 0, 0, ehsize, phsize, 2, 0, 0, 0)
+        ph_load = struct.pack("<IIQQQQQQ", 1, 5, code_off, paddr, paddr,
+                              len(code), memsz, 4096)
+        ph_note = struct.pack("<IIQQQQQQ", 4, 4, note_off, 0, 0, len(note),
+                              len(note), 4)
+    else:
+        eh = ident + struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, entry, phoff,
+                                 0, 0, ehsize, phsize, 2, 0, 0, 0)
+        ph_load = struct.pack("<IIIIIIII", 1, code_off, paddr, paddr,
+                              len(code), memsz, 5, 4096)
+        ph_note = struct.pack("<IIIIIIII", 4, note_off, 0, 0, len(note),
+                              len(note), 4, 4)
+    return eh + ph_load + ph_note + note + code
+
+
+def bzimage(setup_sects=4, ksize=0x800, init_size=0x300000,
+            pref=0x1000000, cmdline_size=2047):
+    """A bzImage setup header with Linux 6.1's values, scaled down."""
+    img = bytearray((setup_sects + 1) * 512 + ksize)
+    img[0x1f1] = setup_sects
+    struct.pack_into("<I", img, 0x1f4, ksize // 16)
+    struct.pack_into("<H", img, 0x1fe, 0xaa55)
+    img[0x200:0x202] = b"\xeb\x6a"
+    img[0x202:0x206] = b"HdrS"
+    struct.pack_into("<H", img, 0x206, 0x020f)
+    img[0x211] = 1
+    struct.pack_into("<I", img, 0x22c, 0x7fffffff)
+    struct.pack_into("<I", img, 0x230, 0x200000)
+    img[0x234] = 1
+    img[0x235] = 21
+    struct.pack_into("<H", img, 0x236, 0x7f)
+    struct.pack_into("<I", img, 0x238, cmdline_size)
+    struct.pack_into("<Q", img, 0x258, pref)
+    struct.pack_into("<I", img, 0x260, init_size)
+    for i in range((setup_sects + 1) * 512, len(img)):
+        img[i] = (i * 13) & 0xff
+    return bytes(img)
+
+
+def loader_input(elf, initrd=b"", ram=0, rom=False):
+    return bytes([ram | (0x80 if rom else 0)]) + \
+        struct.pack("<H", len(initrd)) + elf + initrd
+
+
+def loader_seeds():
+    put("loader", "elf64", loader_input(pvh_elf()))
+    put("loader", "elf64-initrd", loader_input(pvh_elf(), b"initrd!" * 9,
+                                               ram=1))
+    put("loader", "elf32-note4", loader_input(pvh_elf(bits=32, descsz=4),
+                                              b"x" * 100, ram=3, rom=True))
+    put("loader", "entry-outside", loader_input(pvh_elf(entry=0x200000)))
+    put("loader", "below-1m", loader_input(pvh_elf(paddr=0x1000,
+                                                   entry=0x1000)))
+    put("loader", "big-bss", loader_input(pvh_elf(memsz=0x1000000), ram=3))
+    put("loader", "bzimage", loader_input(bzimage(), b"rd" * 50,
+                                          ram=1 | 0x40 | 4))
+    put("loader", "bzimage-long-cmdline",
+        loader_input(bzimage(cmdline_size=255), ram=3 | 0x40 | 8))
+    put("loader", "pvh-via-payload", loader_input(pvh_elf(), b"i" * 10,
+                                                  ram=0x40))
+    put("loader", "firmware-only", loader_input(b"\x90" * 4080 +
+                                                b"\xeb\xfe" * 8, rom=True))
+
+
+# --- fdt: [a][cpus][buses][ram32][payload...][append] -------------------------
+def fdt_seeds():
+    base = struct.pack("<BBBI", 0x04 | 0x08 | 0x20, 0, 0, 120)
+    payload = struct.pack("<QQQ", 0x100000, 0x100000, 0x5000)
+    put("fdt", "default", base + payload + b"console=ttyS0 quiet\0")
+    put("fdt", "highmem-smp", struct.pack("<BBBI", 0x61 | 0x10, 7, 15, 3000)
+        + payload + struct.pack("<QQ", 0x7f00000, 0x1000) + b"root=/dev/ram0")
+    put("fdt", "long-cmdline", struct.pack("<BBBI", 2, 254, 255, 0) +
+        b"x" * 65600)
+    put("fdt", "no-append", struct.pack("<BBBI", 1, 0, 0, 0))
+
+
+if __name__ == "__main__":
+    pci_seeds()
+    xen_seeds()
+    uart_seeds()
+    msr_seeds()
+    loader_seeds()
+    fdt_seeds()
