@@ -1,0 +1,67 @@
+#!/bin/bash
+# Smoke test of `minivmm bench`: a short run over a few cases must finish,
+# print a complete table, and write well-formed JSON, markdown and SVG.
+# Never checks a timing; exits per op are behaviour (a read-only ECAM read
+# never exits, a trapped one always does), so those are checked.
+. "$(dirname "$0")/lib.sh"
+
+FLOOR=$BUILD/kvm-floor
+[ -x "$FLOOR" ] || FLOOR=build/kvm-floor
+CASES=port_in:0,pci_ecam_read:3,msr_read,boot
+
+vm bench 600 bench --repeat 2 --target-ms 5 --cases "$CASES" \
+	--payload "$GUESTS/bench.elf" --floor "$FLOOR" \
+	--json "$TMP/bench.json" --report "$TMP/report"
+expect bench 0 '^targets \(measured, not asserted\):'
+
+# Every selected case and configuration has a row, none failed.
+missing=""
+for row in "port_in +0 +default +minivmm" \
+	   "pci_ecam_read +3 +ecam=ro +minivmm" \
+	   "pci_ecam_read +3 +ecam=trap +minivmm" \
+	   "msr_read +0 +msr=deny +minivmm" "msr_read +0 +msr=host +minivmm" \
+	   "boot_first_insn +0 +default" "port_in +0 +bare KVM +kvm-floor"; do
+	grep -qE "^[a-z]+ +$row " "$TMP/bench.out" || missing="$missing [$row]"
+done
+[ -z "$missing" ] && pass bench-table-complete ||
+	fail bench "table lacks$missing"
+grep -q 'FAILED' "$TMP/bench.out" && fail bench "a row FAILED" ||
+	pass bench-no-failed-rows
+
+python3 - "$TMP/bench.json" <<'EOF' && pass bench-json || fail bench "bad JSON"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+keys = {"case", "config", "vmm", "ring", "median_ns", "p10_ns", "p90_ns",
+        "exits_per_op", "ratio_to_floor", "ratio_to_best", "status"}
+assert isinstance(rows, list) and rows
+for r in rows:
+    assert keys <= r.keys(), r
+    if r["status"] == "ok":
+        assert r["median_ns"] > 0 and r["p10_ns"] <= r["p90_ns"], r
+def row(case, config):
+    m = [r for r in rows if r["case"] == case and r["config"] == config]
+    assert len(m) == 1, (case, config, m)
+    return m[0]
+assert row("pci_ecam_read", "ecam=ro")["exits_per_op"] < 0.01
+assert 0.9 < row("pci_ecam_read", "ecam=trap")["exits_per_op"] < 1.1
+assert 0.9 < row("msr_read", "msr=ignore")["exits_per_op"] < 1.1
+assert row("msr_read", "msr=allow")["exits_per_op"] < 0.01
+assert row("pci_ecam_read", "ecam=ro")["floor_case"] == "romem_read:3"
+assert row("msr_read", "msr=deny")["ratio_to_floor"] > 0
+EOF
+
+python3 - "$TMP/report" <<'EOF' && pass bench-report || fail bench "bad report"
+import os, sys, xml.dom.minidom
+d = sys.argv[1]
+md = open(os.path.join(d, "report.md")).read()
+for want in ("# minivmm benchmarks", "## Targets", "## pci", "## msr",
+             "## boot", "- KVM: "):
+    assert want in md, want
+for g in ("pci", "exits", "msr", "boot"):
+    doc = xml.dom.minidom.parse(os.path.join(d, g + ".svg"))
+    assert doc.documentElement.tagName == "svg"
+    assert doc.getElementsByTagName("rect"), g
+EOF
+
+vm bench-usage 30 bench --cases nosuchcase
+expect bench-usage 2 '' "unknown case or group 'nosuchcase'"

@@ -1,0 +1,14 @@
+# Host tools, included by the top Makefile.
+#   kvm-floor: the minimal raw-KVM program that times bare exits, the floor
+#   minivmm's benchmarks compare against (`minivmm bench` runs it).  It
+#   links only the pure statistics module, no other minivmm code.
+
+TOOLS_BINS	:= $(BUILD)/kvm-floor
+KVM_FLOOR_OBJS	:= $(BUILD)/host/tools/kvm_floor.o \
+		   $(BUILD)/host/tools/kvm_floor_vm.o \
+		   $(BUILD)/host/vmm/bench_stats.o
+
+tools: $(TOOLS_BINS)
+
+$(BUILD)/kvm-floor: $(KVM_FLOOR_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^

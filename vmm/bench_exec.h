@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Child processes for `minivmm bench`: run a program (PATH lookup) with
+ * stdin from /dev/null and both output streams captured; only that child
+ * is killed on a timeout.
+ */
+#ifndef MINIVMM_BENCH_EXEC_H
+#define MINIVMM_BENCH_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct bench_child {
+	char *out, *err;		/* NUL-terminated; may be NULL */
+	size_t out_len, err_len;
+	int status;			/* exit status, 128+signal, or -1 */
+	bool timed_out;
+	double wall_ms;
+};
+
+/* 0 once the child ran (whatever its status), -1 if it could not be
+ * started.  Free c with bench_child_free() either way. */
+int bench_exec(char *const argv[], double timeout_s, struct bench_child *c);
+void bench_child_free(struct bench_child *c);
+
+/* The last non-empty line of text (cut to len), for error notes. */
+const char *bench_last_line(const char *text, char *buf, size_t len);
+
+#endif
