@@ -2,12 +2,15 @@
 /* minivmm: parse, validate, build, run.  Bad input exits with status 2. */
 #include "vmm/cli.h"
 #include "vmm/acpi_dump.h"
+#include "vmm/bench.h"
 #include "vmm/exit_status.h"
 #include "vmm/msr_vm.h"
+#include "vmm/pci_vm.h"
 #include "vmm/vm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void report(struct vm *vm, int status)
 {
@@ -31,6 +34,8 @@ int main(int argc, char **argv)
 	struct vm *vm;
 	int status;
 
+	if (argc > 1 && !strcmp(argv[1], "bench"))
+		return bench_main(argc - 1, argv + 1);
 	cli_defaults(&cfg);
 	switch (cli_parse(&cfg, argc, argv)) {
 	case CLI_EXIT_OK:
@@ -46,6 +51,12 @@ int main(int argc, char **argv)
 	if (!vm)
 		return status;
 	status = vm_run(vm);
+	/* However the guest behaved, the VMM's own state must be consistent:
+	 * a violation is a minivmm bug, reported as a VMM error. */
+	if (pci_vm_check(vm, stderr)) {
+		fprintf(stderr, "minivmm: internal invariants violated\n");
+		status = EXIT_VMM_ERROR;
+	}
 	report(vm, status);
 	vm_destroy(vm);
 	return status;
