@@ -7,7 +7,14 @@
  *   - leaf 0x40000010 (the VMware/KVM "timing" leaf): EAX = TSC kHz from
  *     KVM_GET_TSC_KHZ, and 0x40000000.EAX raised to cover it, so guests
  *     (benchmarks) can turn cycles into time without calibrating.
+ *   - on hosts whose KVM emulates guest ring 0 (emulate.h), leaf 0x1
+ *     ECX.CX16 cleared: the emulator rejects cmpxchg16b, and Linux then
+ *     keeps to 8-byte cmpxchg (SLUB, this_cpu ops).  Such hosts apply
+ *     this bit of our CPUID to ring 0 (as they do the vendor string) but
+ *     not XSAVE, SMAP or POPCNT: those are handled on the guest command
+ *     line and by completing the instructions instead (emulate.h).
  * Everything else is passed as KVM reports it. */
+#include "vmm/emulate.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -24,8 +31,10 @@
 #define LEAF_HV_BASE	0x40000000u
 #define LEAF_HV_TIMING	0x40000010u
 
+#define CPUID1_ECX_CX16	(1u << 13)
+
 static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
-		   unsigned int ncpus)
+		   unsigned int ncpus, bool ring0_emulated)
 {
 	switch (e->function) {
 	case LEAF_HV_BASE:
@@ -36,6 +45,8 @@ static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
 		e->ebx = (e->ebx & 0x0000ffffu) | (id << 24) |
 			 ((ncpus & 0xffu) << 16);
 		e->ecx |= 1u << 31;
+		if (ring0_emulated)
+			e->ecx &= ~CPUID1_ECX_CX16;
 		break;
 	case 0xb:
 	case 0x1f:
@@ -69,16 +80,18 @@ int cpuid_setup(struct vm *vm, struct vcpu *v)
 {
 	struct kvm_cpuid2 *c;
 	size_t sz = sizeof(*c) + MAX_ENTRIES * sizeof(c->entries[0]);
+	bool ring0_emulated;
 	int ret;
 
 	c = calloc(1, sz);
 	if (!c)
 		return -1;
 	c->nent = MAX_ENTRIES;
+	ring0_emulated = emulate_host_ring0_emulated();
 	ret = ioctl(vm->kvm.sys_fd, KVM_GET_SUPPORTED_CPUID, c);
 	if (ret == 0) {
 		for (uint32_t i = 0; i < c->nent; i++)
-			adjust(&c->entries[i], v->id, vm->ncpus);
+			adjust(&c->entries[i], v->id, vm->ncpus, ring0_emulated);
 		add_timing_leaf(c, v->fd);
 		ret = ioctl(v->fd, KVM_SET_CPUID2, c);
 	}

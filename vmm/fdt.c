@@ -52,14 +52,15 @@ static int add_cpus(void *fdt, unsigned int n)
 
 static const char *kind_name(enum payload_kind k)
 {
-	return k == PAYLOAD_PVH ? "pvh" : "none";
+	return k == PAYLOAD_PVH ? "pvh" : k == PAYLOAD_BZIMAGE ? "bzimage" :
+	       "none";
 }
 
 static int add_chosen(void *fdt, const struct vmm_config *cfg,
 		      const struct payload *p)
 {
 	TRY(fdt_begin_node(fdt, "chosen"));
-	TRY(fdt_property_string(fdt, "bootargs",
+	TRY(fdt_property_string(fdt, "bootargs", p->cmdline[0] ? p->cmdline :
 				cfg->append ? cfg->append : ""));
 	TRY(fdt_property_string(fdt, ABI_PROP_VERSION, MINIVMM_VERSION));
 	TRY(fdt_property_string(fdt, ABI_PROP_PAYLOAD_KIND,
@@ -70,6 +71,9 @@ static int add_chosen(void *fdt, const struct vmm_config *cfg,
 		TRY(fdt_property_u64(fdt, ABI_PROP_PAYLOAD_ENTRY, p->entry));
 		TRY(prop_u64s(fdt, ABI_PROP_PAYLOAD_RANGE, range, 2));
 	}
+	if (p->kind == PAYLOAD_BZIMAGE)
+		TRY(fdt_property(fdt, ABI_PROP_SETUP_HEADER, p->setup_header,
+				 (int)p->setup_header_len));
 	if (p->initrd_size) {
 		uint64_t range[2] = { p->initrd_start, p->initrd_size };
 

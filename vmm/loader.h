@@ -21,13 +21,21 @@ struct rom {
 	int region;
 };
 
-enum payload_kind { PAYLOAD_NONE, PAYLOAD_PVH };
+enum payload_kind { PAYLOAD_NONE, PAYLOAD_PVH, PAYLOAD_BZIMAGE };
+
+#define PAYLOAD_SETUP_HEADER_MAX	160
+#define PAYLOAD_CMDLINE_MAX		4096
 
 struct payload {
 	enum payload_kind kind;
 	uint64_t entry;
 	uint64_t start, size;		/* lowest paddr .. end of last segment */
 	uint64_t initrd_start, initrd_size;
+	/* bzImage: the setup header for boot_params (linux_load.c). */
+	uint8_t setup_header[PAYLOAD_SETUP_HEADER_MAX];
+	uint32_t setup_header_len;
+	/* The command line the guest gets; "" before payload_load(). */
+	char cmdline[PAYLOAD_CMDLINE_MAX];
 };
 
 #define ELF_MAX_SEGMENTS	16

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/vcpu.h"
+#include "vmm/emulate.h"
 #include "vmm/exit_status.h"
 #include "vmm/vm.h"
 
@@ -121,6 +122,8 @@ static bool dispatch(struct vcpu *v)
 		handle_system_event(v);
 		return false;
 	case KVM_EXIT_INTERNAL_ERROR:
+		if (emulate_failure(v))
+			return true;
 		vcpu_report_failure(v, "KVM internal error");
 		vm_stop(v->vm, EXIT_EMULATION, NULL);
 		return false;

@@ -8,6 +8,7 @@
 #include "vmm/exit_status.h"
 #include "vmm/fdt.h"
 #include "vmm/layout.h"
+#include "vmm/linux_load.h"
 #include "vmm/msr_vm.h"
 #include "vmm/pci_vm.h"
 #include "vmm/vcpu.h"
@@ -90,15 +91,39 @@ static void on_poweroff(void *ctx)
 	vm_stop(ctx, EXIT_POWEROFF, "guest powered off (ACPI S5)");
 }
 
+/* The in-kernel IOAPIC and LAPIC never exit, but a BAR placed over them
+ * would hide them behind a memslot or an MMIO range: claim their ranges on
+ * the MMIO bus so BAR placement sees them as taken. */
+static const struct bus_ops in_kernel_ops;
+
+static int reserve_in_kernel(struct vm *vm)
+{
+	if (bus_register(&vm->mmio, LAYOUT_IOAPIC_BASE, 0x1000, &in_kernel_ops,
+			 vm, "ioapic (kvm)") < 0 ||
+	    bus_register(&vm->mmio, LAYOUT_LAPIC_BASE, 0x1000, &in_kernel_ops,
+			 vm, "lapic (kvm)") < 0)
+		return -1;
+	return 0;
+}
+
+static void on_reset(void *ctx)
+{
+	vm_stop(ctx, EXIT_GUEST_RESET, "guest reset the machine (8042 "
+		"command 0xfe)");
+}
+
 static int add_devices(struct vm *vm)
 {
 	struct irq_line uart_irq = { irq_to_kvm, vm, ABI_UART_IRQ };
 	struct uart_sink sink = { console_write, &vm->console };
 
+	if (reserve_in_kernel(vm) < 0)
+		return -1;
 	vm->uart = uart_create(uart_irq, sink);
 	vm->exit_port = (struct debug_port){ on_test_exit, vm };
 	vm->progress_port = (struct debug_port){ on_progress, vm };
 	acpi_pm_init(&vm->acpi_pm, timing_now_ns, on_poweroff, vm);
+	vm->reset_port = (struct i8042_reset){ on_reset, vm };
 	if (!vm->uart ||
 	    bus_register(&vm->pio, ABI_UART_PORT, UART_NR_PORTS, &uart_ops,
 			 vm->uart, "uart-com1") < 0 ||
@@ -107,7 +132,9 @@ static int add_devices(struct vm *vm)
 	    bus_register(&vm->pio, ABI_PROGRESS_PORT, 1, &debug_port_ops,
 			 &vm->progress_port, "boot-progress") < 0 ||
 	    bus_register(&vm->pio, ACPI_PM1A_EVT_PORT, ACPI_PM_PORTS_LEN,
-			 &acpi_pm_ops, &vm->acpi_pm, "acpi-pm") < 0) {
+			 &acpi_pm_ops, &vm->acpi_pm, "acpi-pm") < 0 ||
+	    bus_register(&vm->pio, I8042_CMD_PORT, 1, &i8042_reset_ops,
+			 &vm->reset_port, "i8042-reset") < 0) {
 		fprintf(stderr, "minivmm: error: registering devices\n");
 		return -1;
 	}
@@ -213,11 +240,7 @@ static int load_images(struct vm *vm, const struct vmm_config *cfg)
 		fw = default_firmware(path, sizeof(path));
 	if (rom_load(&vm->mem, fw, &vm->rom) < 0)
 		return -1;
-	if (cfg->kernel && pvh_load(&vm->mem, cfg->kernel, &vm->payload) < 0)
-		return -1;
-	if (cfg->initrd && initrd_load(&vm->mem, cfg->initrd, &vm->payload) < 0)
-		return -1;
-	return 0;
+	return payload_load(&vm->mem, cfg, &vm->payload);
 }
 
 static int write_fdt(struct vm *vm, const struct vmm_config *cfg)
@@ -264,6 +287,7 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	timing_init(&vm->timing);
 	stats_init(&vm->stats);
 	bus_init(&vm->pio, "pio", 0x10000);
+	vm->pio.whole_access = true;
 	bus_init(&vm->mmio, "mmio", UINT64_MAX);
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_buses, json_buses, vm });

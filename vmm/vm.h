@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "devices/acpi_pm.h"
+#include "devices/i8042_reset.h"
 #include "devices/test_exit.h"
 #include "vmm/bus.h"
 #include "vmm/cli.h"
@@ -48,6 +49,7 @@ struct vm {
 	struct debug_port exit_port;
 	struct debug_port progress_port;
 	struct acpi_pm acpi_pm;
+	struct i8042_reset reset_port;
 	struct msr_exit_handler msr;
 	void *msr_state;	/* msr_vm.c */
 	struct pci_vm *pci;	/* pci_vm.c */

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+/*
+ * emulate: the ring-0 instructions minivmm completes when the host's
+ * emulator rejects them (vmm/emulate.h) must behave as on the CPU: int3
+ * traps with RIP after it, cmpxchg16b compares and swaps (and faults when
+ * misaligned), popcnt counts with the CPU's flags and operand sizes,
+ * fwait passes or raises #MF, clac/stac flip RFLAGS.AC.  Where the CPU
+ * runs them itself the same checks pass.  Status 0, or 1 with FAIL lines.
+ */
+#include "lib/guest.h"
+
+#define RFLAGS_ZF	(1ull << 6)
+#define RFLAGS_AC	(1ull << 18)
+#define CR0_NE		(1ull << 5)
+
+extern const char int3_after[];
+
+static void do_int3(void *arg)
+{
+	(void)arg;
+	__asm__ volatile("int3\n\t.globl int3_after\nint3_after:\n\tnop");
+}
+
+static void test_int3(void)
+{
+	struct fault f;
+	int vec = guest_try(do_int3, NULL, &f);
+
+	check(vec == 3, "int3: vector %d, expected 3 (#BP)", vec);
+	check(f.rip == (uint64_t)(uintptr_t)int3_after,
+	      "int3: #BP RIP 0x%llx, expected 0x%llx (after the int3)",
+	      (unsigned long long)f.rip,
+	      (unsigned long long)(uintptr_t)int3_after);
+}
+
+static uint64_t pair[4] __attribute__((aligned(16)));
+
+/* Returns ZF; on failure lo and hi get the old value. */
+static bool cx16(void *p, uint64_t *lo, uint64_t *hi, uint64_t nlo,
+		 uint64_t nhi)
+{
+	bool zf;
+
+	__asm__ volatile("lock cmpxchg16b %1"
+			 : "=@ccz"(zf), "+m"(*(volatile uint64_t (*)[2])p),
+			   "+a"(*lo), "+d"(*hi)
+			 : "b"(nlo), "c"(nhi) : "memory");
+	return zf;
+}
+
+static void do_cx16_misaligned(void *arg)
+{
+	uint64_t lo = 0, hi = 0;
+
+	(void)arg;
+	cx16((uint8_t *)pair + 8, &lo, &hi, 1, 2);
+}
+
+static void test_cmpxchg16b(void)
+{
+	uint64_t lo = 1, hi = 2;
+	struct fault f;
+	int vec;
+
+	pair[0] = 1;
+	pair[1] = 2;
+	check(cx16(pair, &lo, &hi, 3, 4), "cmpxchg16b: equal, ZF clear");
+	check(pair[0] == 3 && pair[1] == 4, "cmpxchg16b: memory %llu %llu, "
+	      "expected 3 4", (unsigned long long)pair[0],
+	      (unsigned long long)pair[1]);
+	lo = 1;
+	hi = 2;
+	check(!cx16(pair, &lo, &hi, 5, 6), "cmpxchg16b: different, ZF set");
+	check(lo == 3 && hi == 4 && pair[0] == 3 && pair[1] == 4,
+	      "cmpxchg16b: failed compare: rdx:rax %llu:%llu, memory %llu %llu",
+	      (unsigned long long)hi, (unsigned long long)lo,
+	      (unsigned long long)pair[0], (unsigned long long)pair[1]);
+	vec = guest_try(do_cx16_misaligned, NULL, &f);
+	check(vec == 13 && f.error_code == 0,
+	      "cmpxchg16b misaligned: vector %d error %llu, expected #GP(0)",
+	      vec, (unsigned long long)f.error_code);
+}
+
+static void test_popcnt(void)
+{
+	uint64_t r, flags, m = 0xf0f0f0f0f0f0f0f0ull;
+	uint32_t r32;
+
+	__asm__ volatile("popcnt %2, %0; pushfq; popq %1"
+			 : "=&r"(r), "=r"(flags) : "r"(0x8000000000000001ull));
+	check(r == 2 && !(flags & RFLAGS_ZF), "popcnt64: %llu flags 0x%llx",
+	      (unsigned long long)r, (unsigned long long)flags);
+	__asm__ volatile("popcnt %2, %0; pushfq; popq %1"
+			 : "=&r"(r), "=r"(flags) : "r"(0ull));
+	check(r == 0 && (flags & RFLAGS_ZF), "popcnt64 of 0: %llu flags "
+	      "0x%llx", (unsigned long long)r, (unsigned long long)flags);
+	/* 32-bit: counts the low half only; the destination is zero-extended. */
+	r = ~0ull;
+	__asm__ volatile("popcntl %k1, %k0" : "+r"(r) : "r"(0xff000000ffull));
+	check(r == 8, "popcnt32: 0x%llx, expected 8", (unsigned long long)r);
+	/* 16-bit: the destination's upper bits stay. */
+	r = 0x1234567800000000ull;
+	__asm__ volatile("popcntw %w1, %w0" : "+r"(r) : "r"(0xffff00ffull));
+	check(r == 0x1234567800000008ull, "popcnt16: 0x%llx",
+	      (unsigned long long)r);
+	/* Memory source. */
+	__asm__ volatile("popcntq %1, %0" : "=r"(r) : "m"(m));
+	check(r == 32, "popcnt64 from memory: %llu", (unsigned long long)r);
+	__asm__ volatile("popcntl %1, %0" : "=r"(r32) : "m"(m));
+	check(r32 == 16, "popcnt32 from memory: %u", r32);
+}
+
+/* In ring 3 (which runs natively: the host's ring-0 emulator rejects
+ * these x87 instructions): 1/0 with divide-by-zero unmasked leaves an
+ * exception pending, raised by the next waiting instruction. */
+static void x87_divide_by_zero(void *arg)
+{
+	static uint16_t cw = 0x37b;	/* all masked but divide-by-zero */
+
+	(void)arg;
+	__asm__ volatile("fninit; fldcw %0; fldz; fld1; fdivp"
+			 : : "m"(cw) : "memory");
+}
+
+static void do_fwait_pending(void *arg)
+{
+	(void)arg;
+	run_user(x87_divide_by_zero, NULL);
+	__asm__ volatile("fwait" ::: "memory");
+}
+
+static void test_fwait(void)
+{
+	struct fault f;
+	int vec;
+
+	uint64_t cr0 = read_cr0();
+
+	__asm__ volatile("fninit; fwait" ::: "memory");
+	/* Native #MF reporting (not the legacy FERR# line). */
+	write_cr0(cr0 | CR0_NE);
+	vec = guest_try(do_fwait_pending, NULL, &f);
+	check(vec == 16, "fwait with a pending x87 exception: vector %d, "
+	      "expected 16 (#MF)", vec);
+	__asm__ volatile("fninit" ::: "memory");
+	write_cr0(cr0);
+}
+
+static uint64_t read_flags(void)
+{
+	uint64_t f;
+
+	__asm__ volatile("pushfq; popq %0" : "=r"(f));
+	return f;
+}
+
+static void test_clac_stac(void)
+{
+	if (!(cpuid(7, 0).ebx & (1u << 20))) {
+		gputs("clac/stac: no SMAP in CPUID, skipped\n");
+		return;
+	}
+	__asm__ volatile("stac" ::: "cc");
+	check(read_flags() & RFLAGS_AC, "stac: AC clear");
+	__asm__ volatile("clac" ::: "cc");
+	check(!(read_flags() & RFLAGS_AC), "clac: AC set");
+}
+
+int payload_main(const struct hvm_start_info *si)
+{
+	(void)si;
+	test_int3();
+	test_cmpxchg16b();
+	test_popcnt();
+	test_fwait();
+	test_clac_stac();
+	gprintf("emulate: %u failure(s)\n", check_failures());
+	return check_failures() ? 1 : 0;
+}

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/* The host-dependent kernel command line (emulate.c): what is added on a
+ * host that emulates ring 0 (forced with MINIVMM_HOST_EMULATES_RING0),
+ * that the user's own words are not duplicated, that it all fits or
+ * fails, and that the announcement names each added parameter once. */
+#include "tests/unit/unit.h"
+#include "vmm/emulate.h"
+
+static char buf[256];
+
+static void host(const char *v)
+{
+	ck_assert_int_eq(setenv("MINIVMM_HOST_EMULATES_RING0", v, 1), 0);
+}
+
+START_TEST(other_hosts_unchanged)
+{
+	host("0");
+	ck_assert(!emulate_host_ring0_emulated());
+	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0 -- x", buf,
+					       sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "console=ttyS0 -- x");
+	ck_assert_int_eq(emulate_linux_cmdline(NULL, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
+START_TEST(added_first)
+{
+	host("1");
+	ck_assert(emulate_host_ring0_emulated());
+	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0 -- init-arg",
+					       buf, sizeof(buf)), 0);
+	/* Before the user's words, so never after a "--". */
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 console=ttyS0 "
+			 "-- init-arg");
+	ck_assert_int_eq(emulate_linux_cmdline("", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3");
+}
+END_TEST
+
+START_TEST(user_words_kept)
+{
+	host("1");
+	ck_assert_int_eq(emulate_linux_cmdline("quiet noxsave", buf,
+					       sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3 quiet noxsave");
+	/* A different clearcpuid= is the user's choice: not added twice. */
+	ck_assert_int_eq(emulate_linux_cmdline("clearcpuid=avx", buf,
+					       sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "noxsave clearcpuid=avx");
+	/* Only whole words count. */
+	ck_assert_int_eq(emulate_linux_cmdline("xnoxsave noxsavex", buf,
+					       sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 xnoxsave "
+			 "noxsavex");
+}
+END_TEST
+
+START_TEST(too_long)
+{
+	char small[46];
+
+	host("1");
+	/* "noxsave clearcpuid=smap,popcnt,ssse3 " is 37 bytes. */
+	ck_assert_int_eq(emulate_linux_cmdline("12345678", small,
+					       sizeof(small)), 0);
+	ck_assert_str_eq(small, "noxsave clearcpuid=smap,popcnt,ssse3 12345678");
+	ck_assert_int_eq(emulate_linux_cmdline("123456789", small,
+					       sizeof(small)), -1);
+	ck_assert_int_eq(emulate_linux_cmdline("", small, 10), -1);
+	host("0");
+	ck_assert_int_eq(emulate_linux_cmdline("123456789", small, 10), 0);
+	ck_assert_int_eq(emulate_linux_cmdline("1234567890", small, 10), -1);
+}
+END_TEST
+
+START_TEST(notes)
+{
+	struct capture c;
+	const char *out;
+
+	host("1");
+	capture_start(&c, 2);
+	emulate_linux_cmdline_notes("quiet noxsave clearcpuid=avx");
+	out = capture_end(&c);
+	ck_assert_int_eq(count_lines(out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "warning: keeping your "
+				     "clearcpuid="));
+	ck_assert_ptr_nonnull(strstr(out, "'clearcpuid=smap,popcnt,ssse3'"));
+	capture_start(&c, 2);
+	emulate_linux_cmdline_notes(NULL);
+	out = capture_end(&c);
+	ck_assert_int_eq(count_lines(out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding 'noxsave' to the "
+				     "kernel command line: "));
+	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "
+				     "'clearcpuid=smap,popcnt,ssse3'"));
+	host("0");
+	capture_start(&c, 2);
+	emulate_linux_cmdline_notes("");
+	ck_assert_str_eq(capture_end(&c), "");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("emulate");
+	TCase *t = tcase_create("cmdline");
+
+	tcase_add_test(t, other_hosts_unchanged);
+	tcase_add_test(t, added_first);
+	tcase_add_test(t, user_words_kept);
+	tcase_add_test(t, too_long);
+	tcase_add_test(t, notes);
+	suite_add_tcase(s, t);
+	return unit_run(s);
+}

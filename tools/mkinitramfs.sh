@@ -1,0 +1,71 @@
+#!/bin/sh
+# mkinitramfs.sh [-o OUTPUT] INIT [FILE...]: builds a gzip'd newc
+# initramfs from the host's busybox-static, INIT installed as /init, and
+# each FILE copied into /bin.  Prints the output path.
+#
+# Without -o the image goes to the cache ($MINIVMM_CACHE, else
+# ${XDG_CACHE_HOME:-~/.cache}/minivmm), named after a hash of its inputs,
+# and an existing one is reused.  No device nodes are created (that needs
+# root): the kernel's built-in initramfs already has /dev/console, and the
+# init mounts devtmpfs.
+set -eu
+
+die() { echo "mkinitramfs: $*" >&2; exit 1; }
+
+out=
+if [ "${1:-}" = -o ]; then
+	[ $# -ge 2 ] || die "-o needs a file name"
+	out=$2
+	shift 2
+fi
+[ $# -ge 1 ] || die "usage: mkinitramfs.sh [-o OUTPUT] INIT [FILE...]"
+init=$1
+shift
+[ -f "$init" ] || die "$init: no such file"
+for f in "$@"; do
+	[ -f "$f" ] || die "$f: no such file"
+done
+
+busybox=${BUSYBOX:-/bin/busybox}
+[ -x "$busybox" ] || die "$busybox: not found (apt-get install busybox-static)"
+# A dynamic busybox would need the host's libraries in the image.
+if command -v file >/dev/null 2>&1; then
+	file -L "$busybox" | grep -q 'statically linked' ||
+		die "$busybox is not statically linked (need busybox-static)"
+fi
+command -v cpio >/dev/null || die "cpio not found (apt-get install cpio)"
+
+if [ -z "$out" ]; then
+	cache=${MINIVMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/minivmm}
+	mkdir -p "$cache"
+	sum=$(cat "$busybox" "$init" "$@" | sha256sum | cut -c1-16)
+	out=$cache/initramfs-$sum.cpio.gz
+	if [ -s "$out" ]; then
+		echo "$out"
+		exit 0
+	fi
+fi
+
+root=$(mktemp -d)
+chmod 755 "$root"
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/bin" "$root/dev" "$root/proc" "$root/sys" "$root/tmp" \
+	"$root/etc" "$root/root"
+cp "$busybox" "$root/bin/busybox"
+cp "$init" "$root/init"
+chmod 755 "$root/init"
+for f in "$@"; do
+	cp "$f" "$root/bin/"
+done
+# The init installs the applet links itself (busybox --install -s /bin);
+# sh is needed before that.
+ln -s busybox "$root/bin/sh"
+
+# Sorted names, owner root, fixed mtimes: the same inputs give the same
+# image.
+find "$root" -exec touch -h -d @0 {} +
+tmp=$out.tmp.$$
+(cd "$root" && find . | LC_ALL=C sort |
+	cpio -o -H newc -R 0:0 --quiet) | gzip -9n >"$tmp"
+mv "$tmp" "$out"
+echo "$out"
