@@ -69,10 +69,15 @@ check: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@tests/run.sh
 
+# make check plus the Linux boot test (fetches Debian's cloud kernel).
+check-linux: deps
+	@$(MAKE) --no-print-directory all unit
+	@MINIVMM_LINUX_TEST=1 SKIP_BOOT_TESTS="foundation firmware msr pci console emulate robust bench" tests/run.sh
+
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all unit deps run check clean guests tools
+.PHONY: all unit deps run check check-linux clean guests tools
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
