@@ -138,5 +138,10 @@ void msr_policy_print(const struct msr_policy *p, FILE *out);
 
 /* Multi-line help on the rule syntax and the presets, for --help. */
 const char *msr_policy_help(void);
+/* The rule lines of a built-in preset (NULL-terminated), matched
+ * case-insensitively; *canonical gets its name.  NULL if unknown
+ * (msr_presets.c). */
+const char *const *msr_preset_rules(const char *name, size_t len,
+				    const char **canonical);
 
 #endif
