@@ -3,6 +3,8 @@
  * pointer is followed through the guest-physical base, every checksum and
  * length is verified.  check_acpi_iasl.c runs them through ACPICA. */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -419,8 +421,6 @@ int main(void)
 {
 	Suite *s = suite_create("acpi_build");
 	TCase *core = tcase_create("core"), *limits = tcase_create("limits");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(core, test_rsdp_xsdt);
 	tcase_add_test(core, test_fadt);
@@ -437,9 +437,5 @@ int main(void)
 	tcase_add_test(limits, test_strerror);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -12,6 +12,8 @@
  * Any warning, error or remark fails the test.
  */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,16 +225,10 @@ int main(void)
 {
 	Suite *s = suite_create("acpi_iasl");
 	TCase *tc = tcase_create("acpica");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_big);
 	tcase_add_test(tc, test_small);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -128,6 +128,10 @@ START_TEST(old_or_odd_header)
 	build();
 	img[BZ_JUMP + 1] = 0x90;		/* past boot_params' room */
 	expect_error(IMG_LEN, "setup header ends at");
+	/* The file ends inside the header the jump announces. */
+	build();
+	img[BZ_JUMP + 1] = 0x8d;		/* ends at 0x28f */
+	expect_error(0x270, "truncated inside the setup header");
 }
 END_TEST
 

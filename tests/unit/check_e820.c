@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for firmware/lib/e820.c: RAM range checks and map building. */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdlib.h>
 
 #include "firmware/lib/e820.h"
@@ -208,11 +210,5 @@ static Suite *e820_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(e820_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(e820_suite());
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for firmware/lib/mtrr_layout (and its use with bar_alloc). */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -883,11 +885,5 @@ static Suite *mtrr_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(mtrr_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(mtrr_suite());
 }

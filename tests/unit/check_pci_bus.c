@@ -3,6 +3,8 @@
  * and multi-function devices, the host bridge, PIO/ECAM equivalence, and a
  * hostile random sequence checked against invariants and a VMM shadow. */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -475,8 +477,6 @@ int main(void)
 {
 	Suite *s = suite_create("pci_bus");
 	TCase *core = tcase_create("core"), *limits = tcase_create("limits");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(core, test_cf8_register);
 	tcase_add_test(core, test_cfc_decode);
@@ -491,9 +491,5 @@ int main(void)
 	tcase_set_timeout(limits, 60);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

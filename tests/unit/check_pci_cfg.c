@@ -3,6 +3,8 @@
  * sizing, capability chains, and the sequence of bar_changed reports
  * (including COMMAND toggles, 64-bit halves, probes and failed maps). */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -457,8 +459,6 @@ int main(void)
 	Suite *s = suite_create("pci_cfg");
 	TCase *core = tcase_create("core"), *bars = tcase_create("bars");
 	TCase *limits = tcase_create("limits");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_checked_fixture(bars, setup, teardown);
@@ -481,9 +481,5 @@ int main(void)
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, bars);
 	suite_add_tcase(s, limits);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

@@ -3,6 +3,8 @@
  * dmi_smbios3_present() reads it, and a structure walk like
  * dmi_decode_table() with string-set parsing. */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,8 +181,6 @@ int main(void)
 {
 	Suite *s = suite_create("smbios_build");
 	TCase *core = tcase_create("core"), *limits = tcase_create("limits");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(core, test_full);
 	tcase_add_test(core, test_defaults);
@@ -188,9 +188,5 @@ int main(void)
 	tcase_add_test(limits, test_nospace);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }

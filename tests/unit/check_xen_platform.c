@@ -3,6 +3,8 @@
  * fixed-port unplug protocol (Xen docs/misc/hvm-emulated-unplug.pandoc),
  * the BAR0 bytes, the line-buffered log, and hostile port accesses. */
 #include <check.h>
+
+#include "tests/unit/unit.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -310,8 +312,6 @@ int main(void)
 {
 	Suite *s = suite_create("xen_platform");
 	TCase *core = tcase_create("core"), *limits = tcase_create("limits");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(core, setup, teardown);
 	tcase_add_checked_fixture(limits, setup, teardown);
@@ -326,9 +326,5 @@ int main(void)
 	tcase_add_test(limits, test_hostile_ports);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s);
 }
