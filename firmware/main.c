@@ -10,13 +10,15 @@
  *   pci       ring 0: scan, size;  ring 3: BAR and MTRR plans;
  *             ring 0: BARs programmed, decoding on
  *   mtrr      ring 0: MTRRs on the boot CPU, then on every AP (smp.c)
- *   tables    ring 3: ACPI, SMBIOS, memory map, hvm_start_info
+ *   tables    ring 3: ACPI, SMBIOS, memory map, hvm_start_info or
+ *             boot_params (PVH or bzImage payload)
  *   payload   ring 0: the jump
  */
 #include "firmware/cpu.h"
 #include "firmware/fw.h"
 #include "firmware/io.h"
 #include "firmware/lib/abi.h"
+#include "firmware/linuxboot.h"
 #include "firmware/machine.h"
 #include "firmware/mtrr.h"
 #include "firmware/pci.h"
@@ -66,8 +68,7 @@ static void build_tables(void *arg)
 	if (b->m.payload == PAYLOAD_PVH)
 		pvh_prepare(&b->m, rsdp);
 	else if (b->m.payload == PAYLOAD_BZIMAGE)
-		fw_fail(ABI_FW_FAIL_PAYLOAD,
-			"bzImage payloads are not supported yet");
+		linux_prepare(&b->m, rsdp);
 }
 
 static void phase_end(uint8_t milestone)
@@ -100,5 +101,7 @@ void fw_main(void)
 
 	if (b->m.payload == PAYLOAD_NONE)
 		fw_exit(0);
+	if (b->m.payload == PAYLOAD_BZIMAGE)
+		linux_enter(&b->m);
 	pvh_enter(&b->m);
 }

@@ -1,7 +1,11 @@
 #!/bin/sh
-# mkinitramfs.sh [-o OUTPUT] INIT [FILE...]: builds a gzip'd newc
-# initramfs from the host's busybox-static, INIT installed as /init, and
-# each FILE copied into /bin.  Prints the output path.
+# mkinitramfs.sh [-z] [-o OUTPUT] INIT [FILE...]: builds a newc initramfs
+# from the host's busybox-static, INIT installed as /init, and each FILE
+# copied into /bin.  Prints the output path.
+#
+# Uncompressed unless -z (gzip): where guest ring 0 is emulated, the
+# kernel's inflate of a 1 MiB image costs about a minute, a plain copy
+# seconds.
 #
 # Without -o the image goes to the cache ($MINIVMM_CACHE, else
 # ${XDG_CACHE_HOME:-~/.cache}/minivmm), named after a hash of its inputs,
@@ -13,12 +17,17 @@ set -eu
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
 
 out=
+gz=
+if [ "${1:-}" = -z ]; then
+	gz=1
+	shift
+fi
 if [ "${1:-}" = -o ]; then
 	[ $# -ge 2 ] || die "-o needs a file name"
 	out=$2
 	shift 2
 fi
-[ $# -ge 1 ] || die "usage: mkinitramfs.sh [-o OUTPUT] INIT [FILE...]"
+[ $# -ge 1 ] || die "usage: mkinitramfs.sh [-z] [-o OUTPUT] INIT [FILE...]"
 init=$1
 shift
 [ -f "$init" ] || die "$init: no such file"
@@ -39,7 +48,7 @@ if [ -z "$out" ]; then
 	cache=${MINIVMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/minivmm}
 	mkdir -p "$cache"
 	sum=$(cat "$busybox" "$init" "$@" | sha256sum | cut -c1-16)
-	out=$cache/initramfs-$sum.cpio.gz
+	out=$cache/initramfs-$sum.cpio${gz:+.gz}
 	if [ -s "$out" ]; then
 		echo "$out"
 		exit 0
@@ -66,6 +75,7 @@ ln -s busybox "$root/bin/sh"
 find "$root" -exec touch -h -d @0 {} +
 tmp=$out.tmp.$$
 (cd "$root" && find . | LC_ALL=C sort |
-	cpio -o -H newc -R 0:0 --quiet) | gzip -9n >"$tmp"
+	cpio -o -H newc -R 0:0 --quiet) | if [ -n "$gz" ]; then gzip -9n; else
+	cat; fi >"$tmp"
 mv "$tmp" "$out"
 echo "$out"

@@ -90,10 +90,14 @@ static int read_initrd(const struct gmem *mem, const char *path,
 	*len = 0;
 	if (!path)
 		return 0;
-	if (loader_read_file(path, mem->ram_size, buf, len, err) == 0 && *len)
+	if (loader_read_file(path, mem->ram_size, buf, len, err) < 0) {
+		fprintf(stderr, "minivmm: error: --initrd '%s': %s\n", path,
+			err);
+		return -1;
+	}
+	if (*len)
 		return 0;
-	fprintf(stderr, "minivmm: error: --initrd '%s': %s\n", path,
-		*len ? err : "empty file");
+	fprintf(stderr, "minivmm: error: --initrd '%s': empty file\n", path);
 	free(*buf);
 	*buf = NULL;
 	return -1;
