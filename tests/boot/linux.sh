@@ -67,7 +67,7 @@ report_time() {
 	local name=$1 ms
 	ms=$(sed -n 's/^ *\([0-9.]*\) *\[0x08\] firmware: handoff$/\1/p' \
 		"$TMP/$name.err")
-	echo "TIME: $name: kernel entry ${ms:-?} ms, first kernel line" \
+	echo "TIME: $name: kernel entry ${ms:-?} ms, kernel console on" \
 		"$(when "$name" '\] Linux version') s, init run" \
 		"$(when "$name" 'Run /init as init process') s, first init" \
 		"line $(when "$name" '@@ init started') s, report done" \
