@@ -31,7 +31,7 @@ static int set_slot(struct gmem *mem, const struct gmem_region *r,
 }
 
 static int push_region(struct gmem *mem, uint64_t gpa, uint64_t size,
-		       void *host, bool readonly, bool is_ram,
+		       void *host, bool readonly, bool is_ram, bool mapped,
 		       const char *name)
 {
 	struct gmem_region *r;
@@ -43,10 +43,10 @@ static int push_region(struct gmem *mem, uint64_t gpa, uint64_t size,
 	r = &mem->regions[mem->n];
 	*r = (struct gmem_region){
 		.gpa = gpa, .size = size, .host = host, .slot = mem->next_slot,
-		.readonly = readonly, .is_ram = is_ram, .mapped = true,
+		.readonly = readonly, .is_ram = is_ram, .mapped = mapped,
 		.name = name,
 	};
-	if (set_slot(mem, r, size) < 0)
+	if (mapped && set_slot(mem, r, size) < 0)
 		return -1;
 	mem->next_slot++;
 	return mem->n++;
@@ -78,7 +78,7 @@ int gmem_init(struct gmem *mem, int vm_fd, uint64_t ram_size)
 	mem->high_ram_end = LAYOUT_HIGH_RAM_BASE + high;
 
 	if (mprotect(map + GUARD_SIZE, low, PROT_READ | PROT_WRITE) < 0 ||
-	    push_region(mem, 0, low, map + GUARD_SIZE, false, true,
+	    push_region(mem, 0, low, map + GUARD_SIZE, false, true, true,
 			"ram-low") < 0)
 		goto fail;
 	if (high) {
@@ -86,7 +86,7 @@ int gmem_init(struct gmem *mem, int vm_fd, uint64_t ram_size)
 
 		if (mprotect(h, high, PROT_READ | PROT_WRITE) < 0 ||
 		    push_region(mem, LAYOUT_HIGH_RAM_BASE, high, h, false,
-				true, "ram-high") < 0)
+				true, true, "ram-high") < 0)
 			goto fail;
 	}
 	return 0;
@@ -144,7 +144,17 @@ int gmem_add_region(struct gmem *mem, uint64_t gpa, uint64_t size,
 		errno = EINVAL;
 		return -1;
 	}
-	return push_region(mem, gpa, size, host, readonly, false, name);
+	return push_region(mem, gpa, size, host, readonly, false, true, name);
+}
+
+int gmem_add_unmapped(struct gmem *mem, uint64_t size, void *host,
+		      const char *name)
+{
+	if (!region_ok(0, size, host)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return push_region(mem, 0, size, host, false, false, false, name);
 }
 
 int gmem_place_region(struct gmem *mem, int idx, uint64_t gpa, bool mapped)

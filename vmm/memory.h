@@ -48,6 +48,11 @@ void gmem_destroy(struct gmem *mem);
  * (readonly) or a RAM-backed BAR.  Returns the region index or -1. */
 int gmem_add_region(struct gmem *mem, uint64_t gpa, uint64_t size,
 		    void *host, bool readonly, const char *name);
+/* Add a writable region that is not mapped anywhere yet (no memslot until
+ * gmem_place_region maps it), e.g. a RAM-backed BAR before the guest
+ * enables it.  Returns the region index or -1. */
+int gmem_add_unmapped(struct gmem *mem, uint64_t size, void *host,
+		      const char *name);
 /* Map an added region at gpa (mapped) or unmap it (its memslot is
  * deleted; the backing stays).  -1 if the new place overlaps another mapped
  * region or is misaligned; the region then stays where it was. */

@@ -150,12 +150,10 @@ static int add_xen_platform(struct pci_vm *p)
 		p->xen_ram = NULL;
 		return -1;
 	}
-	/* Added unmapped: the BAR decodes nowhere until the guest says. */
-	p->xen_ram_region = gmem_add_region(&vm->mem, LAYOUT_PCI32_BASE,
-					    XEN_PLATFORM_BAR1_SIZE, p->xen_ram,
-					    false, "xen-platform-bar1");
-	if (p->xen_ram_region < 0 ||
-	    gmem_place_region(&vm->mem, p->xen_ram_region, 0, false) < 0)
+	/* Unmapped: the BAR decodes nowhere until the guest says. */
+	p->xen_ram_region = gmem_add_unmapped(&vm->mem, XEN_PLATFORM_BAR1_SIZE,
+					      p->xen_ram, "xen-platform-bar1");
+	if (p->xen_ram_region < 0)
 		return -1;
 	return bus_register(&vm->pio, XEN_PLATFORM_LEGACY_PORT,
 			    XEN_PLATFORM_LEGACY_LEN, &xen_platform_legacy_ops,

@@ -7,12 +7,17 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t timing_now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t timing_now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* Process start from /proc/self/stat (field 22, clock ticks since boot),
@@ -22,7 +27,7 @@ static uint64_t process_start_ns(void)
 {
 	char buf[1024], *p;
 	unsigned long long ticks;
-	struct timespec boot;
+	uint64_t start, boot_ns, age, now;
 	FILE *f = fopen("/proc/self/stat", "r");
 	size_t n;
 	int field;
@@ -39,18 +44,13 @@ static uint64_t process_start_ns(void)
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
 		return timing_now_ns();
-	/* CLOCK_BOOTTIME and CLOCK_MONOTONIC differ by suspend time only. */
-	clock_gettime(CLOCK_BOOTTIME, &boot);
-	{
-		uint64_t boot_ns = (uint64_t)boot.tv_sec * 1000000000ull +
-				   (uint64_t)boot.tv_nsec;
-		uint64_t start = ticks * (1000000000ull /
-					  (uint64_t)sysconf(_SC_CLK_TCK));
-		uint64_t now = timing_now_ns();
-		uint64_t age = boot_ns > start ? boot_ns - start : 0;
-
-		return now > age ? now - age : now;
-	}
+	/* The start is in CLOCK_BOOTTIME ticks; the age carries over to
+	 * CLOCK_MONOTONIC (they differ by suspend time only). */
+	start = ticks * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+	boot_ns = clock_ns(CLOCK_BOOTTIME);
+	age = boot_ns > start ? boot_ns - start : 0;
+	now = timing_now_ns();
+	return now > age ? now - age : now;
 }
 
 void timing_init(struct timing *t)

@@ -356,6 +356,27 @@ START_TEST(place_region)
 }
 END_TEST
 
+START_TEST(add_unmapped)
+{
+	uint8_t *h = host_pages(8192);
+	const uint64_t a = 0x40000000;
+	int idx = gmem_add_unmapped(&mem, 8192, h, "bar");
+
+	ck_assert_int_ge(idx, 0);
+	ck_assert(!mem.regions[idx].mapped);
+	/* Nothing of it is reachable: address 0 is still guest RAM. */
+	ck_assert_ptr_ne(gmem_any_ptr(&mem, 0, 1), h);
+	ck_assert(!gmem_overlaps(&mem, a, 8192));
+	ck_assert_int_eq(gmem_place_region(&mem, idx, a, true), 0);
+	ck_assert(gmem_overlaps(&mem, a, 8192));
+	ck_assert_ptr_eq(gmem_any_ptr(&mem, a + 4096, 1), h + 4096);
+	/* Same size and alignment rules as gmem_add_region. */
+	ck_assert_int_eq(gmem_add_unmapped(&mem, 100, h, "x"), -1);
+	ck_assert_int_eq(gmem_add_unmapped(&mem, 4096, h + 1, "x"), -1);
+	ck_assert_int_eq(gmem_add_unmapped(&mem, 0, h, "x"), -1);
+}
+END_TEST
+
 START_TEST(place_region_rejects)
 {
 	uint8_t *h = host_pages(8192);
@@ -397,6 +418,7 @@ static Suite *memory_suite(void)
 	tcase_add_test(tc, add_region_rejects);
 	tcase_add_test(tc, add_region_table_full);
 	tcase_add_test(tc, place_region);
+	tcase_add_test(tc, add_unmapped);
 	tcase_add_test(tc, place_region_rejects);
 	suite_add_tcase(s, tc);
 
