@@ -1,8 +1,9 @@
 # minivmm build.  `make` builds the VMM and the firmware; `make run` boots
 # the demo guest; `make check` runs every test (also under ASan+UBSan).
 #
-# Sources are picked up by directory: vmm/*.c and devices/*.c form the VMM,
-# firmware/lib/*.c is shared between the firmware and the host,
+# Sources are picked up by directory: vmm/ and devices/ (with one level of
+# sub-folders) form the VMM, firmware/lib/*.c is shared between the
+# firmware and the host,
 # tests/unit/check_*.c each become one Check binary.
 
 BUILD	?= build
@@ -20,7 +21,8 @@ CFLAGS	+= -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS	+= -fsanitize=address,undefined
 endif
 
-VMM_SRCS	:= $(wildcard vmm/*.c devices/*.c) $(wildcard firmware/lib/*.c)
+VMM_SRCS	:= $(wildcard vmm/*.c vmm/*/*.c devices/*.c devices/*/*.c) \
+		   $(wildcard firmware/lib/*.c)
 VMM_LIB_SRCS	:= $(filter-out vmm/main.c,$(VMM_SRCS))
 VMM_LIB_OBJS	:= $(VMM_LIB_SRCS:%.c=$(BUILD)/host/%.o)
 UNIT_SRCS	:= $(wildcard tests/unit/check_*.c)
@@ -34,7 +36,7 @@ $(BUILD)/host/%.o: %.c
 
 $(BUILD)/libminivmm.a: $(VMM_LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	ar qcs $@ $^
 
 $(BUILD)/minivmm: $(BUILD)/host/vmm/main.o $(BUILD)/libminivmm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "devices/pci_bus.h"
+#include "devices/pci/bus.h"
 #include "vmm/bus.h"
 
 #define XEN_PLATFORM_VENDOR	0x5853

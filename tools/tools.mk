@@ -6,7 +6,7 @@
 TOOLS_BINS	:= $(BUILD)/kvm-floor
 KVM_FLOOR_OBJS	:= $(BUILD)/host/tools/kvm_floor.o \
 		   $(BUILD)/host/tools/kvm_floor_vm.o \
-		   $(BUILD)/host/vmm/bench_stats.o
+		   $(BUILD)/host/vmm/bench/stats.o
 
 tools: $(TOOLS_BINS)
 

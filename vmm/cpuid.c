@@ -7,14 +7,14 @@
  *   - leaf 0x40000010 (the VMware/KVM "timing" leaf): EAX = TSC kHz from
  *     KVM_GET_TSC_KHZ, and 0x40000000.EAX raised to cover it, so guests
  *     (benchmarks) can turn cycles into time without calibrating.
- *   - on hosts whose KVM emulates guest ring 0 (emulate.h), leaf 0x1
+ *   - on hosts whose KVM emulates guest ring 0 (pvm/emulate.h), leaf 0x1
  *     ECX.CX16 cleared: the emulator rejects cmpxchg16b, and Linux then
  *     keeps to 8-byte cmpxchg (SLUB, this_cpu ops).  Such hosts apply
  *     this bit of our CPUID to ring 0 (as they do the vendor string) but
  *     not XSAVE, SMAP or POPCNT: those are handled on the guest command
- *     line and by completing the instructions instead (emulate.h).
+ *     line and by completing the instructions instead (pvm/emulate.h).
  * Everything else is passed as KVM reports it. */
-#include "vmm/emulate.h"
+#include "vmm/pvm/emulate.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 

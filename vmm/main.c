@@ -2,9 +2,9 @@
 /* minivmm: parse, validate, build, run.  Bad input exits with status 2. */
 #include "vmm/cli.h"
 #include "vmm/acpi_dump.h"
-#include "vmm/bench.h"
+#include "vmm/bench/bench.h"
 #include "vmm/exit_status.h"
-#include "vmm/msr_vm.h"
+#include "vmm/msr/vm.h"
 #include "vmm/pci_vm.h"
 #include "vmm/vm.h"
 

@@ -2,7 +2,7 @@
 /*
  * Translating a guest linear address the way the CPU would for a data
  * access, with the permission checks and the accessed/dirty updates, for
- * the VMM's own instruction emulation (emulate.c).  KVM_TRANSLATE is not
+ * the VMM's own instruction emulation (pvm/emulate.c).  KVM_TRANSLATE is not
  * enough there: it reports no permissions and sets no A/D bits.
  *
  * Covers what a 64-bit guest uses: paging off, and 4- or 5-level long-mode

@@ -4,7 +4,7 @@
  * window.  Page 0 of the memfd is all-ones and backs every absent function,
  * so the window costs one memfd page per present function. */
 #include "vmm/pci_vm.h"
-#include "devices/pci_bus.h"
+#include "devices/pci/bus.h"
 #include "devices/xen_platform.h"
 #include "vmm/layout.h"
 #include "vmm/vm.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/vcpu.h"
-#include "vmm/emulate.h"
+#include "vmm/pvm/emulate.h"
 #include "vmm/exit_status.h"
 #include "vmm/vm.h"
 

@@ -6,10 +6,10 @@
 #include "devices/uart16550.h"
 #include "firmware/lib/acpi_build.h"
 #include "vmm/exit_status.h"
-#include "vmm/fdt.h"
+#include "vmm/boot/fdt.h"
 #include "vmm/layout.h"
-#include "vmm/linux_load.h"
-#include "vmm/msr_vm.h"
+#include "vmm/boot/linux.h"
+#include "vmm/msr/vm.h"
 #include "vmm/pci_vm.h"
 #include "vmm/vcpu.h"
 

@@ -19,7 +19,7 @@
 #include "vmm/cli.h"
 #include "vmm/console.h"
 #include "vmm/kvm.h"
-#include "vmm/loader.h"
+#include "vmm/boot/loader.h"
 #include "vmm/memory.h"
 #include "vmm/stats.h"
 #include "vmm/timing.h"
@@ -51,7 +51,7 @@ struct vm {
 	struct acpi_pm acpi_pm;
 	struct i8042_reset reset_port;
 	struct msr_exit_handler msr;
-	void *msr_state;	/* msr_vm.c */
+	void *msr_state;	/* msr/vm.c */
 	struct pci_vm *pci;	/* pci_vm.c */
 	struct payload payload;
 	struct rom rom;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Instruction completion (vmm/emulate.c): the emulate payload checks in the
+# Instruction completion (vmm/pvm/emulate.c): the emulate payload checks in the
 # guest that int3, cmpxchg16b, popcnt, fwait and clac/stac behave as on
 # the CPU.  On hosts whose KVM emulates guest ring 0, --stats must show
 # that minivmm completed them; elsewhere the CPU ran them.

@@ -12,9 +12,9 @@ U=0x12340000		# unknown to KVM and to every preset
 TC=0x19a		# IA32_THERM_CONTROL
 # MSR_EMUL_MAX / MSR_STATS_MAX: the per-vCPU store and the stats table.
 EMUL_MAX=$(sed -n 's/^#define MSR_EMUL_MAX[[:space:]]*\([0-9]*\).*/\1/p' \
-	vmm/msr_exit.h)
+	vmm/msr/exit.h)
 STATS_MAX=$(sed -n 's/^#define MSR_STATS_MAX[[:space:]]*\([0-9]*\).*/\1/p' \
-	vmm/msr_exit.h)
+	vmm/msr/exit.h)
 HOST_MSR=no
 [ -r /dev/cpu/0/msr ] && HOST_MSR=yes
 

@@ -29,7 +29,8 @@ FUZZ_LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lpthread
 # sanitizer and libFuzzer reports still get through.
 FUZZ_RUN_FLAGS	?= -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048
 
-FUZZ_VMM_SRCS	:= $(filter-out vmm/main.c,$(wildcard vmm/*.c devices/*.c)) \
+FUZZ_VMM_SRCS	:= $(filter-out vmm/main.c,$(wildcard vmm/*.c vmm/*/*.c \
+		   devices/*.c devices/*/*.c)) \
 		   $(wildcard firmware/lib/*.c)
 FUZZ_VMM_OBJS	:= $(FUZZ_VMM_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_BINS	:= $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
@@ -43,7 +44,7 @@ $(FUZZ_BUILD)/obj/%.o: %.c
 
 $(FUZZ_BUILD)/libminivmm-fuzz.a: $(FUZZ_VMM_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	ar qcs $@ $^
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h \
 		      $(FUZZ_BUILD)/libminivmm-fuzz.a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The device-tree builder (vmm/fdt.c) with every config value the CLI can
+ * The device-tree builder (vmm/boot/fdt.c) with every config value the CLI can
  * produce: RAM sizes (low and high RAM), 1..255 CPUs, 1..256 PCI buses,
  * ECAM and PIO modes, the Xen BAR MTRR option, a payload and initrd range,
  * and a command line of any length and bytes (up to a NUL).
@@ -11,7 +11,7 @@
  * the memory ranges, the payload properties and the PCI bus range.
  */
 #include "tests/fuzz/fuzz_util.h"
-#include "vmm/fdt.h"
+#include "vmm/boot/fdt.h"
 #include "vmm/layout.h"
 
 #include <libfdt.h>

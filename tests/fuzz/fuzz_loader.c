@@ -27,9 +27,9 @@
  */
 #include "tests/fuzz/fuzz_util.h"
 #include "vmm/layout.h"
-#include "vmm/bzimage.h"
-#include "vmm/linux_load.h"
-#include "vmm/loader.h"
+#include "vmm/boot/bzimage.h"
+#include "vmm/boot/linux.h"
+#include "vmm/boot/loader.h"
 
 #include <sys/mman.h>
 

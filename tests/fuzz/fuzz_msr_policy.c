@@ -19,9 +19,9 @@
  *     reads V, emulate reads back this vCPU's last write.
  */
 #include "tests/fuzz/fuzz_util.h"
-#include "vmm/msr_exit.h"
-#include "vmm/msr_filter.h"
-#include "vmm/msr_policy.h"
+#include "vmm/msr/exit.h"
+#include "vmm/msr/filter.h"
+#include "vmm/msr/policy.h"
 
 #include <sys/mman.h>
 

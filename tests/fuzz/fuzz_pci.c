@@ -22,7 +22,7 @@
  */
 #include "devices/acpi_pm.h"
 #include "devices/i8042_reset.h"
-#include "devices/pci_bus.h"
+#include "devices/pci/bus.h"
 #include "devices/test_exit.h"
 #include "devices/uart16550.h"
 #include "devices/xen_platform.h"

@@ -14,7 +14,7 @@
  *   - every log line handed to the VMM starts with the prefix, holds only
  *     printable ASCII and is at most XEN_PLATFORM_LOG_MAX guest bytes.
  */
-#include "devices/pci_bus.h"
+#include "devices/pci/bus.h"
 #include "devices/xen_platform.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * emulate: the ring-0 instructions minivmm completes when the host's
- * emulator rejects them (vmm/emulate.h) must behave as on the CPU: int3
+ * emulator rejects them (vmm/pvm/emulate.h) must behave as on the CPU: int3
  * traps with RIP after it, cmpxchg16b compares and swaps (and faults when
  * misaligned), popcnt counts with the CPU's flags and operand sizes,
  * fwait passes or raises #MF, clac/stac flip RFLAGS.AC.  Where the CPU

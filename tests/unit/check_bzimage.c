@@ -5,7 +5,7 @@
  * pref_address, cmdline_size, initrd_addr_max); then kernel and initrd
  * placement against RAM limits. */
 #include "tests/unit/unit.h"
-#include "vmm/bzimage.h"
+#include "vmm/boot/bzimage.h"
 
 #define SETUP_SECTS	3
 #define KOFF		((SETUP_SECTS + 1) * 512)

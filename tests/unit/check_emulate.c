@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* The host-dependent kernel command line (emulate.c): what is added on a
+/* The host-dependent kernel command line (vmm/pvm/emulate.c): what is added on a
  * host that emulates ring 0 (forced with MINIVMM_HOST_EMULATES_RING0),
  * that the user's own words are not duplicated, that it all fits or
  * fails, and that the announcement names each added parameter once. */
 #include "tests/unit/unit.h"
-#include "vmm/emulate.h"
+#include "vmm/pvm/emulate.h"
 
 static char buf[256];
 

@@ -3,7 +3,7 @@
  * small and large RAM, CPU counts, payload properties, and buffers that
  * are too small. */
 #include "tests/unit/unit.h"
-#include "vmm/fdt.h"
+#include "vmm/boot/fdt.h"
 #include "vmm/layout.h"
 
 #include <libfdt.h>

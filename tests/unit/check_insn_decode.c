@@ -3,7 +3,7 @@
  * operand form, and the near misses it must refuse (register operand, no
  * REX.W, 66/f3 prefixes, truncated buffers, other opcodes). */
 #include "tests/unit/unit.h"
-#include "vmm/insn_decode.h"
+#include "vmm/pvm/insn_decode.h"
 
 static struct insn in;
 

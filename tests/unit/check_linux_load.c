@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* payload_load (linux_load.c) without KVM: a crafted bzImage lands at
+/* payload_load (vmm/boot/linux.c) without KVM: a crafted bzImage lands at
  * pref_address with its setup header kept for the firmware, the initrd at
  * the top of RAM below initrd_addr_max, a relocatable kernel moves down to
  * make room for a large initrd, the command line gets the host's
  * parameters and is checked against cmdline_size; and each bad input
  * fails with one line. */
 #include "tests/unit/unit.h"
-#include "vmm/bzimage.h"
+#include "vmm/boot/bzimage.h"
 #include "vmm/layout.h"
-#include "vmm/linux_load.h"
+#include "vmm/boot/linux.h"
 
 #define SECTS		1
 #define KOFF		((SECTS + 1) * 512)

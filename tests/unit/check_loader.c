@@ -4,7 +4,7 @@
  * from temporary files into guest memory without KVM. */
 #include "tests/unit/unit.h"
 #include "vmm/layout.h"
-#include "vmm/loader.h"
+#include "vmm/boot/loader.h"
 
 #include <elf.h>
 #include <sys/mman.h>
@@ -496,7 +496,7 @@ START_TEST(parse_random_corruption)
 END_TEST
 
 /*
- * BUG (reported to the lead): vmm/loader.c read_phdrs reads the ELF header
+ * BUG (reported to the lead): vmm/boot/loader.c read_phdrs reads the ELF header
  * through `(const Elf64_Ehdr *)buf`, which is undefined behaviour when buf
  * is not 8-byte aligned (UBSan: "load of misaligned address").  The API
  * takes a byte buffer; a memcpy into a local header avoids it.  Fails only
@@ -653,7 +653,7 @@ START_TEST(load_entry_outside)
 END_TEST
 
 /*
- * BUG (reported to the lead): vmm/loader.c place_segments only checks the
+ * BUG (reported to the lead): vmm/boot/loader.c place_segments only checks the
  * entry against [lowest paddr, highest end) of all segments, so an entry in
  * the gap between two segments (here 0x180000, between [1M, 1M+12K) and
  * [2M, 2M+4K)) is accepted although it is outside every loaded segment.

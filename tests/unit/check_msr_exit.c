@@ -5,7 +5,7 @@
  * the real KVM_GET/SET_MSRS helper when /dev/kvm is usable. */
 #include "tests/unit/unit.h"
 #include "vmm/kvm_compat.h"
-#include "vmm/msr_exit.h"
+#include "vmm/msr/exit.h"
 
 #include <errno.h>
 #include <fcntl.h>

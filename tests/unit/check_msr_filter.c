@@ -5,7 +5,7 @@
  * ranges, MSR 0xffffffff, x2APIC), the fewest ranges, and refusals. */
 #include "tests/unit/unit.h"
 #include "vmm/kvm_compat.h"
-#include "vmm/msr_filter.h"
+#include "vmm/msr/filter.h"
 
 static struct msr_policy P;
 static struct msr_filter F;

@@ -3,8 +3,8 @@
  * comments, error messages with FILE:LINE:COLUMN, precedence (checked
  * against a brute-force model), the effective table, presets, names. */
 #include "tests/unit/unit.h"
-#include "vmm/msr_names.h"
-#include "vmm/msr_policy.h"
+#include "vmm/msr/names.h"
+#include "vmm/msr/policy.h"
 
 #include <errno.h>
 #include <libgen.h>

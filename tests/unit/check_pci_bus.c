@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* devices/pci_bus.c and pci_host_bridge.c: CF8/CFC and ECAM decoding, absent
+/* devices/pci/bus.c and devices/pci/host_bridge.c: CF8/CFC and ECAM decoding, absent
  * and multi-function devices, the host bridge, PIO/ECAM equivalence, and a
  * hostile random sequence checked against invariants and a VMM shadow. */
 #include <check.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/pci_bus.h"
+#include "devices/pci/bus.h"
 #include "devices/xen_platform.h"
 
 #define EQ(a, b)	ck_assert_uint_eq(a, b)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The config-space model of devices/pci_cfg.c: write masks, RW1C, BAR
+/* The config-space model of devices/pci/cfg.c: write masks, RW1C, BAR
  * sizing, capability chains, and the sequence of bar_changed reports
  * (including COMMAND toggles, 64-bit halves, probes and failed maps). */
 #include <check.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/pci_cfg.h"
+#include "devices/pci/cfg.h"
 
 struct event {
 	int bar;

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: MIT
+/*
+ * PCI function configuration-space model: masks, BARs, capabilities and
+ * BAR mapping reports.  See cfg.h for the rules.
+ */
+#include <string.h>
+
+#include "devices/pci/cfg.h"
+
+#define BAR_MEM64_MAX_SIZE	(1ull << 48)
+#define BAR_MEM32_MAX_SIZE	(1ull << 31)
+#define IO_SPACE_END		0x10000ull
+#define RESET_VECTOR_BYTE	0xffffffffull
+
+static bool range_ok(unsigned int off, unsigned int len)
+{
+	if (len != 1 && len != 2 && len != 4)
+		return false;
+	return off < PCI_CFG_SIZE && len <= PCI_CFG_SIZE - off;
+}
+
+static uint32_t get_le(const uint8_t *p, unsigned int len)
+{
+	uint32_t v = 0;
+
+	for (unsigned int i = 0; i < len; i++)
+		v |= (uint32_t)p[i] << (8 * i);
+	return v;
+}
+
+static void put_le(uint8_t *p, unsigned int len, uint32_t v)
+{
+	for (unsigned int i = 0; i < len; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t all_ones(unsigned int len)
+{
+	return len == 1 ? 0xff : len == 2 ? 0xffff : 0xffffffffu;
+}
+
+void pci_fn_init_reg(struct pci_fn *fn, unsigned int off, unsigned int len,
+		     uint32_t val, uint32_t wmask, uint32_t w1cmask)
+{
+	if (!range_ok(off, len))
+		return;
+	put_le(fn->cfg + off, len, val);
+	put_le(fn->wmask + off, len, wmask);
+	put_le(fn->w1cmask + off, len, w1cmask);
+}
+
+int pci_fn_init(struct pci_fn *fn, uint8_t *cfg, const struct pci_fn_id *id,
+		const char *name)
+{
+	const uint32_t cmd_wmask = PCI_COMMAND_IO | PCI_COMMAND_MEMORY |
+		PCI_COMMAND_MASTER | PCI_COMMAND_PARITY | PCI_COMMAND_SERR |
+		PCI_COMMAND_INTX_DISABLE;
+
+	if (!fn || !cfg || !id || id->irq_pin > 4)
+		return -1;
+	memset(fn, 0, sizeof(*fn));
+	memset(cfg, 0, PCI_CFG_SIZE);
+	fn->cfg = cfg;
+	fn->name = name;
+	fn->cap_end = PCI_STD_HEADER_SIZEOF;
+	fn->ext_cap_end = PCI_EXT_CAP_START;
+
+	pci_fn_init_reg(fn, PCI_VENDOR_ID, 2, id->vendor, 0, 0);
+	pci_fn_init_reg(fn, PCI_DEVICE_ID, 2, id->device, 0, 0);
+	pci_fn_init_reg(fn, PCI_COMMAND, 2, 0, cmd_wmask, 0);
+	pci_fn_init_reg(fn, PCI_STATUS, 2, 0, 0, PCI_STATUS_ERROR_BITS);
+	pci_fn_init_reg(fn, PCI_REVISION_ID, 1, id->revision, 0, 0);
+	pci_fn_init_reg(fn, PCI_CLASS_PROG, 1, id->class_code & 0xff, 0, 0);
+	pci_fn_init_reg(fn, PCI_CLASS_DEVICE, 2, id->class_code >> 8, 0, 0);
+	pci_fn_init_reg(fn, PCI_CACHE_LINE_SIZE, 1, 0, 0xff, 0);
+	pci_fn_init_reg(fn, PCI_HEADER_TYPE, 1, PCI_HEADER_TYPE_NORMAL, 0, 0);
+	pci_fn_init_reg(fn, PCI_SUBSYSTEM_VENDOR_ID, 2, id->subsys_vendor, 0,
+			0);
+	pci_fn_init_reg(fn, PCI_SUBSYSTEM_ID, 2, id->subsys_id, 0, 0);
+	pci_fn_init_reg(fn, PCI_INTERRUPT_LINE, 1, 0, 0xff, 0);
+	pci_fn_init_reg(fn, PCI_INTERRUPT_PIN, 1, id->irq_pin, 0, 0);
+	return 0;
+}
+
+static bool is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+static bool bar_slot_free(const struct pci_fn *fn, int idx)
+{
+	if (idx < 0 || idx >= PCI_NUM_BARS)
+		return false;
+	if (fn->bars[idx].desc.kind != PCI_BAR_NONE)
+		return false;
+	return idx == 0 || fn->bars[idx - 1].desc.kind != PCI_BAR_MEM64;
+}
+
+static bool bar_desc_ok(const struct pci_bar_desc *d)
+{
+	if (!is_pow2(d->size))
+		return false;
+	switch (d->kind) {
+	case PCI_BAR_IO:
+		return d->size >= 4 && d->size <= 256 && !d->prefetch &&
+		       !d->ram;
+	case PCI_BAR_MEM32:
+		return d->size >= 16 && d->size <= BAR_MEM32_MAX_SIZE;
+	case PCI_BAR_MEM64:
+		return d->size >= 16 && d->size <= BAR_MEM64_MAX_SIZE;
+	default:
+		return false;
+	}
+}
+
+int pci_fn_add_bar(struct pci_fn *fn, int idx, const struct pci_bar_desc *d)
+{
+	unsigned int reg = PCI_BASE_ADDRESS_0 + 4 * (unsigned int)idx;
+	uint64_t amask;
+	uint32_t flags;
+
+	if (!d || !bar_desc_ok(d) || !bar_slot_free(fn, idx))
+		return -1;
+	if (d->kind == PCI_BAR_MEM64 && !bar_slot_free(fn, idx + 1))
+		return -1;
+
+	amask = ~(d->size - 1);
+	if (d->kind == PCI_BAR_IO) {
+		flags = PCI_BASE_ADDRESS_SPACE_IO;
+		amask &= PCI_BASE_ADDRESS_IO_MASK;
+	} else {
+		flags = d->kind == PCI_BAR_MEM64 ? PCI_BASE_ADDRESS_MEM_TYPE_64
+						 : PCI_BASE_ADDRESS_MEM_TYPE_32;
+		if (d->prefetch)
+			flags |= PCI_BASE_ADDRESS_MEM_PREFETCH;
+		amask &= ~0xfull;
+	}
+	/* Flag bits are read-only; size-aligned address bits are writable,
+	 * so writing all-ones reads back the size mask with the flags. */
+	pci_fn_init_reg(fn, reg, 4, flags, (uint32_t)amask, 0);
+	if (d->kind == PCI_BAR_MEM64)
+		pci_fn_init_reg(fn, reg + 4, 4, 0, (uint32_t)(amask >> 32), 0);
+	fn->bars[idx].desc = *d;
+	return 0;
+}
+
+int pci_fn_add_cap(struct pci_fn *fn, uint8_t id, unsigned int len)
+{
+	unsigned int off = fn->cap_end;
+	uint16_t status;
+
+	if (len < 2 || len > PCI_CFG_SPACE_SIZE ||
+	    off + len > PCI_CFG_SPACE_SIZE)
+		return -1;
+	fn->cfg[off + PCI_CAP_LIST_ID] = id;
+	fn->cfg[off + PCI_CAP_LIST_NEXT] = 0;
+	if (fn->last_cap)
+		fn->cfg[fn->last_cap + PCI_CAP_LIST_NEXT] = (uint8_t)off;
+	else
+		fn->cfg[PCI_CAPABILITY_LIST] = (uint8_t)off;
+	fn->last_cap = (uint16_t)off;
+	fn->cap_end = (uint16_t)((off + len + 3) & ~3u);
+	status = (uint16_t)get_le(fn->cfg + PCI_STATUS, 2);
+	put_le(fn->cfg + PCI_STATUS, 2, status | PCI_STATUS_CAP_LIST);
+	return (int)off;
+}
+
+int pci_fn_add_ext_cap(struct pci_fn *fn, uint16_t id, uint8_t version,
+		       unsigned int len)
+{
+	unsigned int off = fn->ext_cap_end;
+	uint32_t hdr;
+
+	if (len < 4 || len > PCI_CFG_SIZE || off + len > PCI_CFG_SIZE)
+		return -1;
+	put_le(fn->cfg + off, 4, id | (uint32_t)(version & 0xf) << 16);
+	if (fn->last_ext_cap) {
+		hdr = get_le(fn->cfg + fn->last_ext_cap, 4);
+		hdr = (hdr & 0x000fffffu) | (uint32_t)off << 20;
+		put_le(fn->cfg + fn->last_ext_cap, 4, hdr);
+	}
+	fn->last_ext_cap = (uint16_t)off;
+	fn->ext_cap_end = (uint16_t)((off + len + 3) & ~3u);
+	return (int)off;
+}
+
+uint32_t pci_fn_read(const struct pci_fn *fn, unsigned int off,
+		     unsigned int len)
+{
+	if (!range_ok(off, len))
+		return all_ones(len);
+	return get_le(fn->cfg + off, len);
+}
+
+uint64_t pci_fn_bar_addr(const struct pci_fn *fn, int idx)
+{
+	unsigned int reg;
+	uint64_t lo;
+
+	if (idx < 0 || idx >= PCI_NUM_BARS)
+		return 0;
+	reg = PCI_BASE_ADDRESS_0 + 4 * (unsigned int)idx;
+	lo = get_le(fn->cfg + reg, 4);
+	switch (fn->bars[idx].desc.kind) {
+	case PCI_BAR_IO:
+		return lo & PCI_BASE_ADDRESS_IO_MASK;
+	case PCI_BAR_MEM32:
+		return lo & PCI_BASE_ADDRESS_MEM_MASK;
+	case PCI_BAR_MEM64:
+		return (lo & PCI_BASE_ADDRESS_MEM_MASK) |
+		       (uint64_t)get_le(fn->cfg + reg + 4, 4) << 32;
+	default:
+		return 0;
+	}
+}
+
+static bool bar_probing(const struct pci_fn *fn, int idx)
+{
+	if (fn->bar_ones[idx] == 0xf)
+		return true;
+	return fn->bars[idx].desc.kind == PCI_BAR_MEM64 &&
+	       fn->bar_ones[idx + 1] == 0xf;
+}
+
+static bool bar_fits(enum pci_bar_kind kind, uint64_t addr, uint64_t size)
+{
+	if (kind == PCI_BAR_IO)
+		return addr <= IO_SPACE_END - size;
+	if (addr <= RESET_VECTOR_BYTE && RESET_VECTOR_BYTE - addr < size)
+		return false;
+	return addr <= PCI_BAR_ADDR_LIMIT - size;
+}
+
+bool pci_fn_bar_decoded(const struct pci_fn *fn, int idx, uint64_t *addr)
+{
+	const struct pci_bar_desc *d;
+	uint64_t a = pci_fn_bar_addr(fn, idx);
+	uint16_t cmd, bit;
+
+	if (addr)
+		*addr = a;
+	if (idx < 0 || idx >= PCI_NUM_BARS)
+		return false;
+	d = &fn->bars[idx].desc;
+	if (d->kind == PCI_BAR_NONE)
+		return false;
+	cmd = (uint16_t)get_le(fn->cfg + PCI_COMMAND, 2);
+	bit = d->kind == PCI_BAR_IO ? PCI_COMMAND_IO : PCI_COMMAND_MEMORY;
+	if (!(cmd & bit) || bar_probing(fn, idx) || a == 0)
+		return false;
+	return bar_fits(d->kind, a, d->size);
+}
+
+/* Report a change of BAR idx's decoded mapping, if any.  A failed map is
+ * not retried until the guest changes the address or the decode state, so
+ * a hostile guest cannot turn every config write into a failing map. */
+static void update_bar(struct pci_fn *fn, int idx)
+{
+	struct pci_bar *b = &fn->bars[idx];
+	uint64_t addr, old;
+	bool en = pci_fn_bar_decoded(fn, idx, &addr);
+	int ret = 0;
+
+	if (en == b->req_enabled && (!en || addr == b->req_addr))
+		return;
+	b->req_enabled = en;
+	b->req_addr = addr;
+	old = b->mapped ? b->map_addr : PCI_BAR_UNMAPPED;
+	if (!en && old == PCI_BAR_UNMAPPED)
+		return;
+	if (fn->bar_changed)
+		ret = fn->bar_changed(fn, idx, old, addr, en);
+	b->mapped = en && ret == 0;
+	b->map_addr = b->mapped ? addr : 0;
+}
+
+static void track_bar_bytes(struct pci_fn *fn, unsigned int o, uint8_t b)
+{
+	unsigned int d, bit;
+
+	if (o < PCI_BASE_ADDRESS_0 ||
+	    o >= PCI_BASE_ADDRESS_0 + 4 * PCI_NUM_BARS)
+		return;
+	d = (o - PCI_BASE_ADDRESS_0) / 4;
+	bit = 1u << (o & 3);
+	if (b == 0xff)
+		fn->bar_ones[d] |= (uint8_t)bit;
+	else
+		fn->bar_ones[d] &= (uint8_t)~bit;
+}
+
+int pci_fn_write(struct pci_fn *fn, unsigned int off, uint32_t val,
+		 unsigned int len)
+{
+	if (!range_ok(off, len))
+		return -1;
+	for (unsigned int i = 0; i < len; i++) {
+		unsigned int o = off + i;
+		uint8_t b = (uint8_t)(val >> (8 * i));
+		uint8_t n = (fn->cfg[o] & ~fn->wmask[o]) | (b & fn->wmask[o]);
+
+		fn->cfg[o] = n & ~(fn->w1cmask[o] & b);
+		track_bar_bytes(fn, o, b);
+	}
+	/* Only COMMAND and the BARs affect decoding; checking all six BARs
+	 * after every write is cheap and leaves no case to forget. */
+	for (int i = 0; i < PCI_NUM_BARS; i++)
+		if (fn->bars[i].desc.kind != PCI_BAR_NONE)
+			update_bar(fn, i);
+	return 0;
+}
+
+void pci_fn_set_bar_handler(struct pci_fn *fn, pci_bar_changed_fn cb,
+			    void *ctx)
+{
+	fn->bar_changed = cb;
+	fn->bar_ctx = ctx;
+}

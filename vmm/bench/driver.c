@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `minivmm bench`: the run.  In order: the kvm-floor tool; for every
+ * configuration in use an empty boot of the payload (its exits are the
+ * baseline; the default configuration's empty boots are also the boot-time
+ * samples); one boot per case and configuration, each right after a run
+ * of its floor case (floor.c) so that both see the same host load;
+ * the QEMU peer; then the ratios, the table, and the files asked for.  Every boot is this binary
+ * run as `minivmm run ...` in a child process (see plan.c for the
+ * options of each configuration).
+ */
+#include "vmm/bench/plan.h"
+#include "vmm/bench/run.h"
+#include "vmm/bench/stats.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define APPEND_MAX	512
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void bench_progress(struct bench_run *b, const char *what, const char *cfg)
+{
+	b->step++;
+	if (!b->tty)
+		return;
+	fprintf(stderr, "\r\033[K[%u/%u] %s %s  %.1fs", b->step, b->steps,
+		what, cfg, now_s() - b->t0);
+	fflush(stderr);
+}
+
+/* --- files ---------------------------------------------------------------- */
+
+static int locate(struct bench_run *b)
+{
+	ssize_t n = readlink("/proc/self/exe", b->exe, sizeof(b->exe) - 1);
+	char dir[PATH_MAX];
+	char *slash;
+
+	if (n <= 0) {
+		fprintf(stderr, "minivmm: error: bench: cannot find my own "
+			"binary: %s\n", strerror(errno));
+		return -1;
+	}
+	b->exe[n] = 0;
+	snprintf(dir, sizeof(dir), "%s", b->exe);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(b->payload, sizeof(b->payload), "%s", b->o.payload ?
+		 b->o.payload : "");
+	if (!b->o.payload)
+		snprintf(b->payload, sizeof(b->payload), "%.4000s/guests/"
+			 "bench.elf", dir);
+	if (b->o.floor)
+		snprintf(b->floor, sizeof(b->floor), "%s", b->o.floor);
+	else
+		snprintf(b->floor, sizeof(b->floor), "%.4000s/kvm-floor", dir);
+	if (access(b->payload, R_OK) < 0) {
+		fprintf(stderr, "minivmm: error: bench: payload '%s': %s "
+			"(build it with make)\n", b->payload, strerror(errno));
+		return -1;
+	}
+	if (!b->o.no_floor && access(b->floor, X_OK) < 0) {
+		fprintf(stderr, "minivmm: error: bench: '%s': %s (build it "
+			"with make tools, or pass --no-floor)\n", b->floor,
+			strerror(errno));
+		return -1;
+	}
+	snprintf(b->tmp, sizeof(b->tmp), "/tmp/minivmm-bench-XXXXXX");
+	if (!mkdtemp(b->tmp))
+		return -1;
+	snprintf(b->stats, sizeof(b->stats), "%s/stats.json", b->tmp);
+	return 0;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    n < (16 << 20) && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = calloc(1, (size_t)n + 1)) &&
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* --- rows ----------------------------------------------------------------- */
+
+struct bench_result *bench_new_row(struct bench_run *b, const char *name,
+				   int ring, const char *config,
+				   const char *vmm, const char *group)
+{
+	struct bench_result *x = bench_results_add(&b->res);
+
+	if (!x) {
+		fprintf(stderr, "minivmm: error: bench: out of memory\n");
+		exit(1);
+	}
+	snprintf(x->name, sizeof(x->name), "%s", name);
+	x->ring = ring;
+	snprintf(x->config, sizeof(x->config), "%s", config);
+	x->vmm = vmm;
+	x->group = group;
+	return x;
+}
+
+void bench_fail_row(struct bench_result *x, const struct bench_child *c,
+		    const char *what)
+{
+	char last[120];
+
+	x->status = BENCH_FAILED;
+	if (c && c->timed_out)
+		snprintf(x->note, sizeof(x->note), "%s timed out", what);
+	else if (c)
+		snprintf(x->note, sizeof(x->note), "%s: status %d: %s", what,
+			 c->status, bench_last_line(c->err, last,
+						    sizeof(last)));
+	else
+		snprintf(x->note, sizeof(x->note), "%s: cannot start", what);
+}
+
+/* --- minivmm runs --------------------------------------------------------- */
+
+/* Boots the payload with cases under config c; *exits: guest exits from
+ * --stats-json (-1 if unknown).  0 if the run ended with status 0. */
+static int run_vmm(struct bench_run *b, const struct bench_config *c,
+		   const char *cases, struct bench_child *out, double *exits)
+{
+	char append[APPEND_MAX], timeout[16];
+	char *argv[16 + BENCH_MAX_ARGS];
+	int n = 0, ret;
+	char *json;
+
+	snprintf(append, sizeof(append), "cases=%s repeat=%u target-ms=%u %s",
+		 cases, b->o.repeat, b->o.target_ms, c->append);
+	snprintf(timeout, sizeof(timeout), "%.0f", BENCH_VMM_TIMEOUT_S);
+	argv[n++] = b->exe;
+	argv[n++] = "run";
+	argv[n++] = "--kernel";
+	argv[n++] = b->payload;
+	argv[n++] = "--append";
+	argv[n++] = append;
+	argv[n++] = "--stats-json";
+	argv[n++] = b->stats;
+	argv[n++] = "--timing";
+	argv[n++] = "--timeout";
+	argv[n++] = timeout;
+	for (int i = 0; c->args[i]; i++)
+		argv[n++] = (char *)c->args[i];
+	argv[n] = NULL;
+	unlink(b->stats);
+	ret = bench_exec(argv, BENCH_VMM_TIMEOUT_S + 30, out);
+	json = slurp(b->stats);
+	*exits = bench_guest_exits(json);
+	free(json);
+	return ret == 0 && out->status == 0 ? 0 : -1;
+}
+
+static size_t config_index(const struct bench_config *c)
+{
+	return (size_t)(c - bench_configs);
+}
+
+static void keep_info(struct bench_run *b, const char *out)
+{
+	const char *l = out ? strstr(out, "BENCHINFO ") : NULL;
+
+	if (l && !b->host.payload_info[0])
+		snprintf(b->host.payload_info, sizeof(b->host.payload_info),
+			 "%.*s", (int)strcspn(l + 10, "\n"), l + 10);
+}
+
+static void baseline(struct bench_run *b, const struct bench_config *c)
+{
+	struct bench_child ch;
+	double ex;
+
+	if (b->baseline[config_index(c)] >= 0)
+		return;
+	bench_progress(b, "baseline", c->name);
+	if (run_vmm(b, c, "none", &ch, &ex) == 0 && ex >= 0)
+		b->baseline[config_index(c)] = ex;
+	keep_info(b, ch.out);
+	bench_child_free(&ch);
+}
+
+static void run_case(struct bench_run *b, const struct bench_case *k,
+		     const struct bench_config *c)
+{
+	struct bench_result *x = bench_new_row(b, k->name, k->ring, c->name,
+					 "minivmm", k->group);
+	char word[BENCH_NAME_MAX + 4];
+	struct bench_child ch;
+	struct bench_sample s;
+	bool found = false;
+	double ex, base = b->baseline[config_index(c)];
+
+	snprintf(word, sizeof(word), "%s:%d", k->name, k->ring);
+	bench_progress(b, word, c->name);
+	if (bench_floor_for(k->name, k->ring, c->name, strstr(c->name, "trap"),
+			    x->floor_case, sizeof(x->floor_case)))
+		x->floor_ns = bench_paired_floor(b, x->floor_case);
+	if (run_vmm(b, c, word, &ch, &ex) < 0 && !ch.out) {
+		bench_fail_row(x, &ch, "minivmm run");
+		goto out;
+	}
+	for (const char *l = ch.out; l && *l && !found;
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		int r = bench_parse_line(l, &s);
+
+		found = r >= 0 && !strcmp(s.name, k->name) && s.ring == k->ring;
+	}
+	if (!found) {
+		bench_fail_row(x, &ch, "no result line");
+	} else if (s.skipped) {
+		x->status = BENCH_SKIPPED;
+		snprintf(x->note, sizeof(x->note), "%.150s", s.extra);
+	} else {
+		bench_result_from_sample(x, &s);
+		if (ex >= 0 && base >= 0 && s.ops_total)
+			x->exits_per_op = (ex > base ? ex - base : 0) /
+					  (double)s.ops_total;
+	}
+out:
+	if (x->status == BENCH_FAILED)
+		b->failed = true;
+	bench_child_free(&ch);
+}
+
+/* --- boot ----------------------------------------------------------------- */
+
+static void boot_row(struct bench_run *b, const char *name, uint64_t *ns,
+		     size_t n, const char *note)
+{
+	struct bench_result *x = bench_new_row(b, name, 0, "default", "minivmm",
+					 "boot");
+	struct bench_summary s;
+
+	if (bench_summarize(ns, n, &s) < 0) {
+		x->status = BENCH_FAILED;
+		snprintf(x->note, sizeof(x->note), "no --timing milestones");
+		b->failed = true;
+		return;
+	}
+	x->repeats = (unsigned int)n;
+	x->iters = 1;
+	x->ops_total = n;
+	x->median_ns = (double)s.median;
+	x->p10_ns = (double)s.p10;
+	x->p90_ns = (double)s.p90;
+	snprintf(x->extra, sizeof(x->extra), "%s", note);
+}
+
+/* Empty boots of the default configuration: process start -> first guest
+ * instruction -> payload entry, from --timing.  The first one is also the
+ * default configuration's baseline. */
+static void run_boot(struct bench_run *b)
+{
+	const struct bench_config *c = bench_config_find("default");
+	uint64_t first[100], entry[100], fw[100];
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < b->o.repeat; i++) {
+		struct bench_child ch;
+		double ex, t1, t2;
+
+		bench_progress(b, "boot", c->name);
+		if (run_vmm(b, c, "none", &ch, &ex) == 0 && ex >= 0 &&
+		    b->baseline[config_index(c)] < 0)
+			b->baseline[config_index(c)] = ex;
+		keep_info(b, ch.out);
+		t1 = bench_timing_ms(ch.err, "first guest instruction");
+		t2 = bench_timing_ms(ch.err, "payload entry");
+		if (t1 >= 0 && t2 >= t1) {
+			first[n] = (uint64_t)(t1 * 1e6);
+			entry[n] = (uint64_t)(t2 * 1e6);
+			fw[n++] = (uint64_t)((t2 - t1) * 1e6);
+		}
+		bench_child_free(&ch);
+	}
+	boot_row(b, "boot_first_insn", first, n,
+		 "process start to first guest instruction");
+	boot_row(b, "boot_payload_entry", entry, n,
+		 "process start to payload entry");
+	boot_row(b, "boot_firmware", fw, n,
+		 "first guest instruction to payload entry");
+}
+
+/* --- after the runs ------------------------------------------------------- */
+
+static unsigned int count_steps(const struct bench_run *b, bool *used)
+{
+	unsigned int n = b->o.no_floor ? 0 : 1;
+
+	for (size_t i = 0; i < bench_ncases; i++) {
+		const struct bench_case *k = &bench_cases[i];
+
+		if (!bench_case_selected(b->o.cases, k))
+			continue;
+		for (int j = 0; k->configs[j]; j++, n++)
+			used[config_index(bench_config_find(k->configs[j]))] =
+				true;
+	}
+	for (size_t i = 0; i < bench_nconfigs; i++)
+		n += used[i];
+	/* The boot runs are the default configuration's baseline. */
+	if (bench_boot_selected(b->o.cases))
+		n += b->o.repeat - used[config_index(bench_config_find(
+						"default"))];
+	return n + (b->o.peer_qemu ? 1 : 0);
+}
+
+static void cleanup(struct bench_run *b)
+{
+	if (b->tmp[0] && strcmp(b->tmp, "/tmp/minivmm-bench-XXXXXX")) {
+		unlink(b->stats);
+		rmdir(b->tmp);
+	}
+}
+
+int bench_main(int argc, char **argv)
+{
+	static struct bench_run b;
+	bool used[32] = { false };
+	int r = bench_opts_parse(&b.o, argc, argv);
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (locate(&b) < 0) {
+		cleanup(&b);
+		return 2;
+	}
+	for (size_t i = 0; i < 32; i++)
+		b.baseline[i] = -1;
+	b.tty = isatty(2);
+	b.t0 = now_s();
+	b.steps = count_steps(&b, used);
+	b.host.repeats = b.o.repeat;
+	bench_host_describe(&b.host);
+	if (!b.o.no_floor)
+		bench_run_floor(&b);
+	if (bench_boot_selected(b.o.cases))
+		run_boot(&b);
+	for (size_t i = 0; i < bench_nconfigs; i++)
+		if (used[i])
+			baseline(&b, &bench_configs[i]);
+	for (size_t i = 0; i < bench_ncases; i++) {
+		const struct bench_case *k = &bench_cases[i];
+
+		for (int j = 0; bench_case_selected(b.o.cases, k) &&
+		     k->configs[j]; j++)
+			run_case(&b, k, bench_config_find(k->configs[j]));
+	}
+	if (b.o.peer_qemu) {
+		bench_progress(&b, "qemu", "q35");
+		bench_peer_qemu(&b.o, b.payload, &b.res);
+	}
+	if (b.tty)
+		fprintf(stderr, "\r\033[K");
+	bench_host_load(b.host.load_end, sizeof(b.host.load_end));
+	bench_apply_floor(&b);
+	bench_results_rank(&b.res);
+	r = bench_write_outputs(&b.o, &b.res, &b.host, now_s() - b.t0);
+	cleanup(&b);
+	bench_results_free(&b.res);
+	return r < 0 || b.failed ? 1 : 0;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The state of one `minivmm bench` run, shared by bench.c (the boots of
+ * minivmm) and floor.c (kvm-floor and the ratios to it).  Private to
+ * those two files.
+ */
+#ifndef MINIVMM_BENCH_RUN_H
+#define MINIVMM_BENCH_RUN_H
+
+#include "vmm/bench/bench.h"
+#include "vmm/bench/exec.h"
+
+#include <limits.h>
+
+#define BENCH_VMM_TIMEOUT_S	600.0
+#define BENCH_MAX_FLOOR		256
+
+struct bench_run {
+	struct bench_opts o;
+	char exe[PATH_MAX], payload[PATH_MAX], floor[PATH_MAX];
+	char tmp[64], stats[96];
+	struct bench_results res;
+	struct bench_sample floor_s[BENCH_MAX_FLOOR];
+	size_t nfloor;
+	uint32_t floor_khz;
+	double baseline[32];		/* per bench_configs index; < 0 none */
+	struct bench_host host;
+	unsigned int step, steps;
+	double t0;
+	bool tty, failed;
+};
+
+/* bench.c */
+void bench_progress(struct bench_run *b, const char *what, const char *cfg);
+struct bench_result *bench_new_row(struct bench_run *b, const char *name,
+				   int ring, const char *config,
+				   const char *vmm, const char *group);
+void bench_fail_row(struct bench_result *x, const struct bench_child *c,
+		    const char *what);
+
+/* floor.c */
+void bench_run_floor(struct bench_run *b);
+/* The median ns of one floor case ("name:ring") run now, or -1. */
+double bench_paired_floor(struct bench_run *b, const char *name_ring);
+/* ns from cycles where the guest had no TSC rate; each row's floor ratio. */
+void bench_apply_floor(struct bench_run *b);
+
+#endif

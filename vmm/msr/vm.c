@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: MIT
+#include "vmm/msr/vm.h"
+#include "vmm/kvm_compat.h"
+#include "vmm/msr/exit.h"
+#include "vmm/msr/filter.h"
+#include "vmm/msr/names.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <linux/kvm.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#define ERR_LEN	256
+
+struct msr_vm {
+	struct vm *vm;
+	struct msr_policy policy;
+	struct msr_filter filter;
+	struct msr_stats stats;
+	struct msr_host_dev host;
+	bool host_open;
+	struct msr_exit_ctx ctx;
+	struct msr_emul_store *stores;	/* one per vCPU */
+};
+
+int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,
+			   const char *policy_file)
+{
+	char err[ERR_LEN];
+
+	msr_policy_init(p);
+	if (policy_file && msr_policy_load(p, policy_file, err, sizeof(err)))
+		goto fail;
+	for (int i = 0; i < cfg->n_msr_rules; i++)
+		if (msr_policy_add_line(p, "--msr", (unsigned int)i + 1,
+					cfg->msr_rules[i], err, sizeof(err)))
+			goto fail;
+	if (cfg->msr_default &&
+	    msr_policy_set_default(p, "--msr-default", cfg->msr_default, err,
+				   sizeof(err)))
+		goto fail;
+	return 0;
+fail:
+	fprintf(stderr, "minivmm: %s\n", err);
+	return -1;
+}
+
+int msr_policy_check(const struct vmm_config *cfg, FILE *out)
+{
+	struct msr_policy p;
+	struct msr_filter f;
+	char err[ERR_LEN];
+
+	if (msr_policy_from_config(&p, cfg, cfg->msr_policy_check) < 0) {
+		msr_policy_free(&p);
+		return 2;
+	}
+	if (msr_filter_compile(&f, &p, err, sizeof(err)) < 0) {
+		fprintf(stderr, "minivmm: %s\n", err);
+		msr_policy_free(&p);
+		return 2;
+	}
+	msr_policy_print(&p, out);
+	msr_filter_print(&f, out);
+	msr_filter_free(&f);
+	msr_policy_free(&p);
+	return 0;
+}
+
+/* --- exits ---------------------------------------------------------- */
+
+static int kvm_access(void *opaque, int vcpu, enum msr_dir dir,
+		      uint32_t index, uint64_t *value)
+{
+	struct vm *vm = opaque;
+
+	if (vcpu < 0 || (unsigned int)vcpu >= vm->ncpus)
+		return -1;
+	return msr_kvm_vcpu_access(vm->vcpus[vcpu].fd, dir, index, value);
+}
+
+static void log_event(void *opaque, const struct msr_log_event *ev)
+{
+	char line[256];
+
+	(void)opaque;
+	msr_log_format(line, sizeof(line), ev);	/* starts with "msr: " */
+	fprintf(stderr, "minivmm: %s\n", line);
+}
+
+static void handle_exit(void *opaque, struct vcpu *v, struct kvm_run *run)
+{
+	struct msr_vm *m = opaque;
+	enum msr_dir dir = run->exit_reason == KVM_EXIT_X86_WRMSR ?
+			   MSR_WRITE : MSR_READ;
+	struct msr_exit_req req;
+	struct msr_exit_res res;
+	uint64_t rip = 0;
+
+	/* RIP costs a KVM_GET_REGS; only logs need it. */
+	if (msr_exit_wants_rip(&m->ctx, dir, run->msr.index)) {
+		struct kvm_regs regs;
+
+		if (ioctl(v->fd, KVM_GET_REGS, &regs) == 0)
+			rip = regs.rip;
+	}
+	req = msr_exit_req_from_run(run, (int)v->id, rip);
+	res = msr_exit_handle(&m->ctx, &m->stores[v->id], &req);
+	msr_exit_complete_run(run, &req, &res);
+}
+
+/* --- stats ---------------------------------------------------------- */
+
+static void print_stat(const struct msr_stat *st, void *ctx)
+{
+	char rd[64], wr[64];
+
+	msr_entry_format(rd, sizeof(rd), &st->rd);
+	msr_entry_format(wr, sizeof(wr), &st->wr);
+	fprintf(ctx, "  0x%08x %-26s %9llu %9llu %7llu  r:%s w:%s\n",
+		st->index, st->name ? st->name : "-",
+		(unsigned long long)st->reads, (unsigned long long)st->writes,
+		(unsigned long long)st->gp, rd, wr);
+}
+
+static void print_msrs(void *ctx, FILE *out)
+{
+	struct msr_vm *m = ctx;
+	struct msr_stats_totals t;
+
+	msr_stats_totals(&m->stats, &t);
+	fprintf(out, "MSRs the guest touched with exits to user space (plain "
+		"allow stays in KVM, unseen;\nadd ',count' to see it):\n"
+		"  %-10s %-26s %9s %9s %7s  actions\n", "index", "name",
+		"rd exits", "wr exits", "#GP");
+	msr_stats_for_each(&m->stats, print_stat, out);
+	fprintf(out, "  total exits %llu, #GP %llu, unattributed %llu, "
+		"untracked %llu\n", (unsigned long long)t.exits,
+		(unsigned long long)t.gp, (unsigned long long)t.unattributed,
+		(unsigned long long)t.untracked);
+}
+
+static void json_stat(const struct msr_stat *st, void *ctx)
+{
+	cJSON *o = cJSON_CreateObject();
+	char buf[64];
+
+	cJSON_AddNumberToObject(o, "index", st->index);
+	cJSON_AddStringToObject(o, "name", st->name ? st->name : "");
+	cJSON_AddNumberToObject(o, "reads", (double)st->reads);
+	cJSON_AddNumberToObject(o, "writes", (double)st->writes);
+	cJSON_AddNumberToObject(o, "gp", (double)st->gp);
+	cJSON_AddNumberToObject(o, "unattributed", (double)st->unattributed);
+	msr_entry_format(buf, sizeof(buf), &st->rd);
+	cJSON_AddStringToObject(o, "read_action", buf);
+	msr_entry_format(buf, sizeof(buf), &st->wr);
+	cJSON_AddStringToObject(o, "write_action", buf);
+	cJSON_AddItemToArray(ctx, o);
+}
+
+static void json_msrs(void *ctx, cJSON *root)
+{
+	struct msr_vm *m = ctx;
+	cJSON *a = cJSON_AddArrayToObject(root, "msrs");
+	struct msr_stats_totals t;
+
+	msr_stats_for_each(&m->stats, json_stat, a);
+	msr_stats_totals(&m->stats, &t);
+	cJSON *o = cJSON_AddObjectToObject(root, "msr_totals");
+	cJSON_AddNumberToObject(o, "exits", (double)t.exits);
+	cJSON_AddNumberToObject(o, "gp", (double)t.gp);
+	cJSON_AddNumberToObject(o, "unattributed", (double)t.unattributed);
+	cJSON_AddNumberToObject(o, "untracked", (double)t.untracked);
+}
+
+/* --- set-up --------------------------------------------------------- */
+
+/* FILTER must be enabled before the filter is installed (api.rst);
+ * UNKNOWN and INVAL too, so every MSR the guest touches that KVM would
+ * refuse is seen, counted and answered by the table (#GP by default). */
+static int enable_exits(struct vm *vm)
+{
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_X86_USER_SPACE_MSR,
+		.args[0] = KVM_MSR_EXIT_REASON_FILTER |
+			   KVM_MSR_EXIT_REASON_UNKNOWN |
+			   KVM_MSR_EXIT_REASON_INVAL,
+	};
+
+	return ioctl(vm->kvm.vm_fd, KVM_ENABLE_CAP, &cap);
+}
+
+static int setup_kvm(struct msr_vm *m)
+{
+	struct vm *vm = m->vm;
+
+	if (enable_exits(vm) < 0) {
+		fprintf(stderr, "minivmm: error: enabling user-space MSR "
+			"exits: %s\n", strerror(errno));
+		return -1;
+	}
+	if (msr_filter_needed(&m->filter) &&
+	    ioctl(vm->kvm.vm_fd, KVM_X86_SET_MSR_FILTER, &m->filter.kvm) < 0) {
+		fprintf(stderr, "minivmm: error: KVM_X86_SET_MSR_FILTER: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_host(struct msr_vm *m)
+{
+	char err[ERR_LEN];
+
+	if (!msr_policy_uses_host(&m->policy))
+		return 0;
+	if (msr_host_dev_open(&m->host, NULL, &m->policy, err, sizeof(err))) {
+		fprintf(stderr, "minivmm: %s\n", err);
+		msr_host_dev_close(&m->host);	/* frees a partial open */
+		return -1;
+	}
+	m->host_open = true;
+	if (m->host.warning[0])
+		fprintf(stderr, "minivmm: %s\n", m->host.warning);
+	m->ctx.host_read = msr_host_dev_read;
+	m->ctx.host_opaque = &m->host;
+	return 0;
+}
+
+int msr_vm_prepare(struct vm *vm)
+{
+	struct msr_vm *m = calloc(1, sizeof(*m));
+	char err[ERR_LEN];
+
+	if (!m)
+		return -1;
+	m->vm = vm;
+	vm->msr_state = m;
+	msr_stats_init(&m->stats);
+	if (msr_policy_from_config(&m->policy, vm->cfg, vm->cfg->msr_policy))
+		return -1;
+	if (msr_filter_compile(&m->filter, &m->policy, err, sizeof(err))) {
+		fprintf(stderr, "minivmm: %s\n", err);
+		return -1;
+	}
+	return open_host(m);
+}
+
+int msr_vm_install(struct vm *vm)
+{
+	struct msr_vm *m = vm->msr_state;
+
+	m->stores = calloc(vm->ncpus, sizeof(*m->stores));
+	if (!m->stores)
+		return -1;
+	for (unsigned int i = 0; i < vm->ncpus; i++)
+		msr_emul_store_init(&m->stores[i]);
+	m->ctx = (struct msr_exit_ctx){
+		.policy = &m->policy, .stats = &m->stats,
+		.host_read = m->ctx.host_read, .host_opaque = m->ctx.host_opaque,
+		.kvm_access = kvm_access, .kvm_opaque = vm,
+		.log = log_event, .log_opaque = m,
+	};
+	if (setup_kvm(m) < 0)
+		return -1;
+	vm->msr = (struct msr_exit_handler){ handle_exit, m };
+	stats_add_reporter(&vm->stats, (struct stats_reporter){
+		print_msrs, json_msrs, m });
+	return 0;
+}
+
+void msr_vm_destroy(struct vm *vm)
+{
+	struct msr_vm *m = vm->msr_state;
+
+	if (!m)
+		return;
+	for (unsigned int i = 0; m->stores && i < vm->ncpus; i++)
+		msr_emul_store_free(&m->stores[i]);
+	free(m->stores);
+	if (m->host_open)
+		msr_host_dev_close(&m->host);
+	msr_filter_free(&m->filter);
+	msr_policy_free(&m->policy);
+	msr_stats_destroy(&m->stats);
+	free(m);
+	vm->msr_state = NULL;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MSR policy in a running VM: builds the table from the options,
+ * installs the KVM filter and user-space MSR exits, answers exits for the
+ * vCPU loop, and reports the MSRs the guest touched in --stats.
+ */
+#ifndef MINIVMM_MSR_VM_H
+#define MINIVMM_MSR_VM_H
+
+#include <stdio.h>
+
+#include "vmm/cli.h"
+#include "vmm/msr/policy.h"
+
+struct vm;
+
+/* The policy from --msr-policy, --msr and --msr-default, in that order.
+ * 0, or -1 after printing one "minivmm: error: FILE:LINE:COL: ..." line.
+ * The caller frees p either way. */
+int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,
+			   const char *policy_file);
+
+/* --msr-policy-check FILE: print the effective table and the KVM filter it
+ * compiles to.  Returns the exit status (0, or 2 for a bad policy). */
+int msr_policy_check(const struct vmm_config *cfg, FILE *out);
+
+/* Builds and compiles the table and opens host MSR devices: before KVM is
+ * opened, so bad input is reported as such.  0, or -1 after printing why
+ * (bad input: the caller exits with status 2). */
+int msr_vm_prepare(struct vm *vm);
+/* Enables MSR exits, installs the filter and the exit handler (after the
+ * vCPUs exist).  0, or -1 after printing why (a host error). */
+int msr_vm_install(struct vm *vm);
+void msr_vm_destroy(struct vm *vm);
+
+#endif
