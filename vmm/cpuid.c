@@ -14,9 +14,9 @@
  *     not XSAVE, SMAP or POPCNT: those are handled on the guest command
  *     line and by completing the instructions instead (pvm/emulate.h).
  * Everything else is passed as KVM reports it. */
+#include "vmm/cpuid.h"
 #include "vmm/pvm/emulate.h"
 #include "vmm/vcpu.h"
-#include "vmm/vm.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -76,7 +76,7 @@ static void add_timing_leaf(struct kvm_cpuid2 *c, int vcpu_fd)
 	};
 }
 
-int cpuid_setup(struct vm *vm, struct vcpu *v)
+int cpuid_setup(int kvm_fd, unsigned int ncpus, struct vcpu *v)
 {
 	struct kvm_cpuid2 *c;
 	size_t sz = sizeof(*c) + MAX_ENTRIES * sizeof(c->entries[0]);
@@ -88,10 +88,10 @@ int cpuid_setup(struct vm *vm, struct vcpu *v)
 		return -1;
 	c->nent = MAX_ENTRIES;
 	ring0_emulated = emulate_host_ring0_emulated();
-	ret = ioctl(vm->kvm.sys_fd, KVM_GET_SUPPORTED_CPUID, c);
+	ret = ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c);
 	if (ret == 0) {
 		for (uint32_t i = 0; i < c->nent; i++)
-			adjust(&c->entries[i], v->id, vm->ncpus, ring0_emulated);
+			adjust(&c->entries[i], v->id, ncpus, ring0_emulated);
 		add_timing_leaf(c, v->fd);
 		ret = ioctl(v->fd, KVM_SET_CPUID2, c);
 	}

@@ -4,8 +4,10 @@
 #include "vmm/acpi_dump.h"
 #include "vmm/bench/bench.h"
 #include "vmm/exit_status.h"
+#include "vmm/machine.h"
 #include "vmm/msr/vm.h"
 #include "vmm/pci_vm.h"
+#include "vmm/run.h"
 #include "vmm/vm.h"
 
 #include <stdio.h>

@@ -2,8 +2,9 @@
 /* The failure report: what a user needs to understand why the guest
  * stopped, without a debugger.  Instruction bytes are read through
  * KVM_TRANSLATE and the bounds-checked guest-memory accessor. */
+#include "vmm/report.h"
+#include "vmm/memory.h"
 #include "vmm/vcpu.h"
-#include "vmm/vm.h"
 
 #include <capstone/capstone.h>
 #include <linux/kvm.h>
@@ -34,7 +35,8 @@ static const char *cpu_mode(const struct kvm_sregs *s, int *bits)
 
 /* Reads up to INSN_MAX bytes at linear address la, stopping at a page
  * that does not translate or is not guest memory. */
-static size_t read_insn(struct vcpu *v, uint64_t la, uint8_t *buf)
+static size_t read_insn(struct vcpu *v, struct gmem *mem, uint64_t la,
+			uint8_t *buf)
 {
 	size_t n = 0;
 
@@ -47,7 +49,7 @@ static size_t read_insn(struct vcpu *v, uint64_t la, uint8_t *buf)
 			break;
 		if (chunk > INSN_MAX - n)
 			chunk = INSN_MAX - n;
-		p = gmem_any_ptr(&v->vm->mem, tr.physical_address, chunk);
+		p = gmem_any_ptr(mem, tr.physical_address, chunk);
 		if (!p)
 			break;
 		memcpy(buf + n, p, chunk);
@@ -87,7 +89,8 @@ static void print_internal(FILE *out, const struct kvm_run *run)
 	fputc('\n', out);
 }
 
-void vcpu_report_failure(struct vcpu *v, const char *what)
+void vcpu_report_failure(struct vcpu *v, struct gmem *mem,
+			 const char *what)
 {
 	struct kvm_regs r;
 	struct kvm_sregs s;
@@ -96,7 +99,6 @@ void vcpu_report_failure(struct vcpu *v, const char *what)
 	size_t n;
 	int bits;
 
-	console_flush(&v->vm->console);
 	fprintf(out, "minivmm: %s on vCPU %u\n", what, v->id);
 	if (v->run->exit_reason == KVM_EXIT_INTERNAL_ERROR)
 		print_internal(out, v->run);
@@ -123,7 +125,7 @@ void vcpu_report_failure(struct vcpu *v, const char *what)
 		(unsigned long long)r.rdx, (unsigned long long)r.rsp,
 		(unsigned long long)r.rflags);
 	/* In 64-bit mode the CS base is ignored. */
-	n = read_insn(v, bits == 64 ? r.rip : s.cs.base + r.rip, bytes);
+	n = read_insn(v, mem, bits == 64 ? r.rip : s.cs.base + r.rip, bytes);
 	fprintf(out, "  bytes at RIP:");
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, " %02x", bytes[i]);

@@ -2,6 +2,7 @@
 /* The main thread's part of a run: start the vCPUs, then wait in one poll
  * loop for the end (a vCPU's vm_stop), a signal, the timeout, or console
  * input to feed to the UART. */
+#include "vmm/run.h"
 #include "devices/uart16550.h"
 #include "vmm/exit_status.h"
 #include "vmm/sandbox.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/vcpu.h"
-#include "vmm/pvm/emulate.h"
+#include "vmm/bus.h"
 #include "vmm/exit_status.h"
-#include "vmm/vm.h"
+#include "vmm/stats.h"
 
 #include <errno.h>
 #include <linux/kvm.h>
@@ -26,24 +26,37 @@ void vcpu_install_kick_handler(void)
 	sigaction(VCPU_KICK_SIGNAL, &sa, NULL);	/* no SA_RESTART */
 }
 
-int vcpu_create(struct vm *vm, unsigned int id, struct vcpu *v)
+int vcpu_create(int vm_fd, size_t run_size, unsigned int id,
+		const struct vcpu_exits *exits, struct vcpu *v)
 {
 	memset(v, 0, sizeof(*v));
-	v->vm = vm;
 	v->id = id;
-	v->fd = ioctl(vm->kvm.vm_fd, KVM_CREATE_VCPU, id);
+	v->exits = exits;
+	v->run_size = run_size;
+	v->fd = ioctl(vm_fd, KVM_CREATE_VCPU, id);
 	if (v->fd < 0) {
 		fprintf(stderr, "minivmm: error: KVM_CREATE_VCPU %u: %s\n", id,
 			strerror(errno));
 		return -1;
 	}
-	v->run = mmap(NULL, (size_t)vm->kvm.vcpu_mmap_size,
-		      PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
+	v->run = mmap(NULL, run_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      v->fd, 0);
 	if (v->run == MAP_FAILED) {
 		v->run = NULL;
 		return -1;
 	}
-	return cpuid_setup(vm, v);
+	return 0;
+}
+
+static void stop(struct vcpu *v, int status, bool report, const char *why)
+{
+	v->exits->stop(v->exits->stop_ctx, v, status, report, why);
+}
+
+/* Runs a registered handler; an unregistered one fails the run. */
+static bool hook(struct vcpu *v, const struct vcpu_hook *h)
+{
+	return h->fn && h->fn(h->ctx, v);
 }
 
 static void handle_io(struct vcpu *v)
@@ -54,7 +67,7 @@ static void handle_io(struct vcpu *v)
 
 	/* String I/O (rep outsb/insb) arrives as count items. */
 	for (uint32_t i = 0; i < run->io.count; i++)
-		bus_access(&v->vm->pio, run->io.port, data + i * run->io.size,
+		bus_access(v->exits->pio, run->io.port, data + i * run->io.size,
 			   run->io.size, wr);
 }
 
@@ -65,33 +78,31 @@ static void handle_mmio(struct vcpu *v)
 
 	if (len > sizeof(run->mmio.data))
 		len = sizeof(run->mmio.data);
-	bus_access(&v->vm->mmio, run->mmio.phys_addr, run->mmio.data, len,
+	bus_access(v->exits->mmio, run->mmio.phys_addr, run->mmio.data, len,
 		   run->mmio.is_write);
 }
 
 static void handle_msr(struct vcpu *v)
 {
-	struct msr_exit_handler *h = &v->vm->msr;
-
-	if (h->handle) {
-		h->handle(h->ctx, v, v->run);
-		return;
-	}
-	v->run->msr.error = 1;	/* fail safe: #GP */
+	if (!hook(v, &v->exits->msr))
+		v->run->msr.error = 1;	/* fail safe: #GP */
 }
 
 static void handle_system_event(struct vcpu *v)
 {
+	char why[64];
+
 	switch (v->run->system_event.type) {
 	case KVM_SYSTEM_EVENT_SHUTDOWN:
-		vm_stop(v->vm, EXIT_POWEROFF, "guest powered off");
+		stop(v, EXIT_POWEROFF, false, "guest powered off");
 		break;
 	case KVM_SYSTEM_EVENT_RESET:
-		vm_stop(v->vm, EXIT_GUEST_RESET, "guest requested a reset");
+		stop(v, EXIT_GUEST_RESET, false, "guest requested a reset");
 		break;
 	default:
-		vm_stop(v->vm, EXIT_VMM_ERROR, "vCPU %u: unexpected system "
-			"event %u", v->id, v->run->system_event.type);
+		snprintf(why, sizeof(why), "vCPU %u: unexpected system event "
+			 "%u", v->id, v->run->system_event.type);
+		stop(v, EXIT_VMM_ERROR, false, why);
 	}
 }
 
@@ -100,7 +111,7 @@ static bool dispatch(struct vcpu *v)
 {
 	struct kvm_run *run = v->run;
 
-	stats_count_exit(&v->vm->stats, run->exit_reason);
+	stats_count_exit(v->exits->stats, run->exit_reason);
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
 		handle_io(v);
@@ -115,25 +126,27 @@ static bool dispatch(struct vcpu *v)
 	case KVM_EXIT_INTR:
 		return true;
 	case KVM_EXIT_SHUTDOWN:
-		vcpu_report_failure(v, "triple fault (KVM_EXIT_SHUTDOWN)");
-		vm_stop(v->vm, EXIT_TRIPLE_FAULT, NULL);
+		stop(v, EXIT_TRIPLE_FAULT, true,
+		     "triple fault (KVM_EXIT_SHUTDOWN)");
 		return false;
 	case KVM_EXIT_SYSTEM_EVENT:
 		handle_system_event(v);
 		return false;
 	case KVM_EXIT_INTERNAL_ERROR:
-		if (emulate_failure(v))
+		if (hook(v, &v->exits->internal_error))
 			return true;
-		vcpu_report_failure(v, "KVM internal error");
-		vm_stop(v->vm, EXIT_EMULATION, NULL);
+		stop(v, EXIT_EMULATION, true, "KVM internal error");
+		return false;
+	case KVM_EXIT_DEBUG:
+		if (hook(v, &v->exits->debug))
+			return true;
+		stop(v, EXIT_VMM_ERROR, true, "unexpected debug exit");
 		return false;
 	case KVM_EXIT_FAIL_ENTRY:
-		vcpu_report_failure(v, "VM entry failed");
-		vm_stop(v->vm, EXIT_EMULATION, NULL);
+		stop(v, EXIT_EMULATION, true, "VM entry failed");
 		return false;
 	default:
-		vcpu_report_failure(v, "unhandled KVM exit");
-		vm_stop(v->vm, EXIT_VMM_ERROR, NULL);
+		stop(v, EXIT_VMM_ERROR, true, "unhandled KVM exit");
 		return false;
 	}
 }
@@ -146,13 +159,16 @@ static void *vcpu_thread(void *arg)
 	sigemptyset(&set);
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	while (!v->vm->stopping) {
+	while (!*v->exits->stopping) {
 		if (ioctl(v->fd, KVM_RUN, 0) < 0) {
+			char why[96];
+
 			/* EINTR: kicked; EAGAIN: an AP woken by INIT/SIPI. */
 			if (errno == EINTR || errno == EAGAIN)
 				continue;
-			vm_stop(v->vm, EXIT_VMM_ERROR, "vCPU %u: KVM_RUN: %s",
-				v->id, strerror(errno));
+			snprintf(why, sizeof(why), "vCPU %u: KVM_RUN: %s",
+				 v->id, strerror(errno));
+			stop(v, EXIT_VMM_ERROR, false, why);
 			break;
 		}
 		if (!dispatch(v))
@@ -187,7 +203,7 @@ void vcpu_join(struct vcpu *v)
 void vcpu_destroy(struct vcpu *v)
 {
 	if (v->run)
-		munmap(v->run, (size_t)v->vm->kvm.vcpu_mmap_size);
+		munmap(v->run, v->run_size);
 	if (v->fd >= 0)
 		close(v->fd);
 	v->run = NULL;

@@ -1,29 +1,59 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vCPUs: creation with their CPUID, one thread each running KVM_RUN, and
- * the exit dispatch that hands port I/O and MMIO to the buses and MSR exits
- * to the registered handler.  The loop knows no device.
+ * vCPUs: one thread each running KVM_RUN, and the exit dispatch.  The loop
+ * sees the machine only through struct vcpu_exits: the two buses it hands
+ * port I/O and MMIO to, the handlers registered for MSR, emulation-failure
+ * and debug exits, the statistics it counts exits in, and a stop callback.
+ * It knows no device and no VM internals.
  */
 #ifndef MINIVMM_VCPU_H
 #define MINIVMM_VCPU_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-struct vm;
+struct bus;
+struct stats;
+struct vcpu;
 struct kvm_run;
 
+/* A handler for one kind of exit.  Returns true if the vCPU may re-enter
+ * the guest (the exit was handled); false ends the run as a failure. */
+struct vcpu_hook {
+	bool (*fn)(void *ctx, struct vcpu *v);
+	void *ctx;
+};
+
+struct vcpu_exits {
+	struct bus *pio;
+	struct bus *mmio;
+	struct stats *stats;
+	struct vcpu_hook msr;		/* fills run->msr; unset: #GP */
+	struct vcpu_hook internal_error; /* KVM_EXIT_INTERNAL_ERROR */
+	struct vcpu_hook debug;		/* KVM_EXIT_DEBUG */
+	/* Ends the run with status (first caller wins); with report set,
+	 * the failure report for v is printed first, headed by why. */
+	void (*stop)(void *ctx, struct vcpu *v, int status, bool report,
+		     const char *why);
+	void *stop_ctx;
+	const volatile bool *stopping;
+};
+
 struct vcpu {
-	struct vm *vm;
 	unsigned int id;
 	int fd;
 	struct kvm_run *run;
+	size_t run_size;
+	const struct vcpu_exits *exits;
 	pthread_t thread;
 	bool started;
 };
 
-int vcpu_create(struct vm *vm, unsigned int id, struct vcpu *v);
+int vcpu_create(int vm_fd, size_t run_size, unsigned int id,
+		const struct vcpu_exits *exits, struct vcpu *v);
 int vcpu_start(struct vcpu *v);
 /* Makes a running KVM_RUN return (immediate_exit + signal). */
 void vcpu_kick(struct vcpu *v);
@@ -33,12 +63,5 @@ void vcpu_destroy(struct vcpu *v);
 /* The signal used for kicks; blocked everywhere but in vCPU threads. */
 #define VCPU_KICK_SIGNAL	SIGUSR1
 void vcpu_install_kick_handler(void);
-
-/* CPUID for vCPU id (cpuid.c): KVM's supported set, adjusted. */
-int cpuid_setup(struct vm *vm, struct vcpu *v);
-
-/* Prints the failure report: RIP, mode, control registers and the
- * instruction bytes at RIP, disassembled (report.c). */
-void vcpu_report_failure(struct vcpu *v, const char *what);
 
 #endif

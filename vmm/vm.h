@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The virtual machine: owns the KVM objects, guest memory, the I/O buses,
- * the devices, the vCPUs, and how a run ends.  vm_create() assembles the
- * machine from a config in a visible order; vm_run() runs it to the end and
- * returns the exit status.
+ * The virtual machine's state: the KVM objects, guest memory, the I/O
+ * buses, the devices, the vCPUs and what their loops may call
+ * (struct vcpu_exits), and how a run ends (vm_stop).  Assembly is in
+ * machine.h, the main thread's run in run.h; the parts that plug into the
+ * VM (msr/vm.c, pci_vm.c) see this header, the vCPU loop does not.
  */
 #ifndef MINIVMM_VM_H
 #define MINIVMM_VM_H
@@ -23,18 +24,11 @@
 #include "vmm/memory.h"
 #include "vmm/stats.h"
 #include "vmm/timing.h"
+#include "vmm/vcpu.h"
+#include "vmm/pvm/emulate.h"
 
-struct vcpu;
 struct pci_vm;
 struct uart;
-struct kvm_run;
-
-/* Handles a KVM_EXIT_X86_RDMSR/WRMSR exit (fills run->msr); registered by
- * the MSR policy.  Without one, every MSR exit gets #GP. */
-struct msr_exit_handler {
-	void (*handle)(void *ctx, struct vcpu *vcpu, struct kvm_run *run);
-	void *ctx;
-};
 
 struct vm {
 	const struct vmm_config *cfg;
@@ -50,7 +44,8 @@ struct vm {
 	struct debug_port progress_port;
 	struct acpi_pm acpi_pm;
 	struct i8042_reset reset_port;
-	struct msr_exit_handler msr;
+	struct vcpu_exits exits;	/* what the vCPU loops dispatch to */
+	struct emulate_ctx emulate;
 	void *msr_state;	/* msr/vm.c */
 	struct pci_vm *pci;	/* pci_vm.c */
 	struct payload payload;
@@ -64,16 +59,14 @@ struct vm {
 	int stop_fd;		/* eventfd: the main loop wakes on a stop */
 };
 
-/* Builds the machine.  Returns NULL after printing why; *status tells the
- * exit status to use (EXIT_USAGE for bad input, EXIT_VMM_ERROR else). */
-struct vm *vm_create(const struct vmm_config *cfg, int *status);
-/* Runs until the guest or the user ends the run; returns the exit status. */
-int vm_run(struct vm *vm);
-void vm_destroy(struct vm *vm);
-
 /* Ends the run with status; the first caller wins.  Prints the message
  * (printf-style, may be NULL) on stderr.  Safe from any vCPU thread. */
 void vm_stop(struct vm *vm, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The vCPU loops' stop callback (struct vcpu_exits): the failure report
+ * for v when asked, then vm_stop. */
+void vm_stop_from_vcpu(void *vm, struct vcpu *v, int status, bool report,
+		       const char *why);
 
 #endif

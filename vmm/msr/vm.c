@@ -92,9 +92,10 @@ static void log_event(void *opaque, const struct msr_log_event *ev)
 	fprintf(stderr, "minivmm: %s\n", line);
 }
 
-static void handle_exit(void *opaque, struct vcpu *v, struct kvm_run *run)
+static bool handle_exit(void *opaque, struct vcpu *v)
 {
 	struct msr_vm *m = opaque;
+	struct kvm_run *run = v->run;
 	enum msr_dir dir = run->exit_reason == KVM_EXIT_X86_WRMSR ?
 			   MSR_WRITE : MSR_READ;
 	struct msr_exit_req req;
@@ -111,6 +112,7 @@ static void handle_exit(void *opaque, struct vcpu *v, struct kvm_run *run)
 	req = msr_exit_req_from_run(run, (int)v->id, rip);
 	res = msr_exit_handle(&m->ctx, &m->stores[v->id], &req);
 	msr_exit_complete_run(run, &req, &res);
+	return true;
 }
 
 /* --- stats ---------------------------------------------------------- */
@@ -267,7 +269,7 @@ int msr_vm_install(struct vm *vm)
 	};
 	if (setup_kvm(m) < 0)
 		return -1;
-	vm->msr = (struct msr_exit_handler){ handle_exit, m };
+	vm->exits.msr = (struct vcpu_hook){ handle_exit, m };
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_msrs, json_msrs, m });
 	return 0;

@@ -4,8 +4,9 @@
 #include "vmm/pvm/emulate.h"
 #include "vmm/pvm/insn_decode.h"
 #include "vmm/pagewalk.h"
+#include "vmm/memory.h"
+#include "vmm/stats.h"
 #include "vmm/vcpu.h"
-#include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
 #include <linux/kvm.h>
@@ -40,10 +41,13 @@ struct cpu_state {
 	struct kvm_sregs s;
 	struct pw_cpu pw;
 	bool long64;		/* 64-bit code segment */
+	struct gmem *mem;
 };
 
-static int get_state(struct vcpu *v, struct cpu_state *st)
+static int get_state(const struct emulate_ctx *e, struct vcpu *v,
+		     struct cpu_state *st)
 {
+	st->mem = e->mem;
 	if (ioctl(v->fd, KVM_GET_REGS, &st->r) < 0 ||
 	    ioctl(v->fd, KVM_GET_SREGS, &st->s) < 0)
 		return -1;
@@ -77,7 +81,8 @@ static void gprs_from(struct kvm_regs *r, uint64_t g[16])
 /* Reads len bytes of guest memory at la (a data read), page by page:
  * PW_OK, PW_FAULT with *la_fault and *err set, or PW_UNSUPPORTED (not
  * RAM, e.g. MMIO). */
-static enum pw_result read_linear(struct vcpu *v, const struct pw_cpu *pw,
+static enum pw_result read_linear(struct gmem *mem,
+				  const struct pw_cpu *pw,
 				  uint64_t la, void *buf, size_t len,
 				  uint64_t *la_fault, uint32_t *err)
 {
@@ -88,14 +93,14 @@ static enum pw_result read_linear(struct vcpu *v, const struct pw_cpu *pw,
 		enum pw_result r;
 		void *p;
 
-		r = pagewalk(&v->vm->mem, pw, la + done, false, &gpa, err);
+		r = pagewalk(mem, pw, la + done, false, &gpa, err);
 		if (r == PW_FAULT)
 			*la_fault = la + done;
 		if (r != PW_OK)
 			return r;
 		if (chunk > len - done)
 			chunk = len - done;
-		p = gmem_ptr(&v->vm->mem, gpa, chunk);
+		p = gmem_ptr(mem, gpa, chunk);
 		if (!p)
 			return PW_UNSUPPORTED;
 		memcpy((uint8_t *)buf + done, p, chunk);
@@ -158,12 +163,12 @@ static size_t fetch(struct vcpu *v, const struct cpu_state *st,
 		uint32_t err;
 		void *p;
 
-		if (pagewalk(&v->vm->mem, &st->pw, la + n, false, &gpa,
+		if (pagewalk(st->mem, &st->pw, la + n, false, &gpa,
 			     &err) != PW_OK)
 			break;
 		if (chunk > INSN_MAX_LEN - n)
 			chunk = INSN_MAX_LEN - n;
-		p = gmem_any_ptr(&v->vm->mem, gpa, chunk);
+		p = gmem_any_ptr(st->mem, gpa, chunk);
 		if (!p)
 			break;
 		memcpy(buf + n, p, chunk);
@@ -249,7 +254,7 @@ static bool do_popcnt(struct vcpu *v, struct cpu_state *st,
 		gprs_from(&st->r, g);
 		la = insn_linear_address(in, g, st->r.rip, st->s.fs.base,
 					 st->s.gs.base);
-		switch (read_linear(v, &st->pw, la, &src, in->opsize,
+		switch (read_linear(st->mem, &st->pw, la, &src, in->opsize,
 				    &la_fault, &err)) {
 		case PW_OK:
 			break;
@@ -307,7 +312,7 @@ static bool do_cmpxchg16b(struct vcpu *v, struct cpu_state *st,
 		atomic_fetch_add(&n_faults, 1);
 		return inject(v, VEC_GP, true, 0) == 0;
 	}
-	switch (pagewalk(&v->vm->mem, &st->pw, la, true, &gpa, &err)) {
+	switch (pagewalk(st->mem, &st->pw, la, true, &gpa, &err)) {
 	case PW_OK:
 		break;
 	case PW_FAULT:
@@ -315,7 +320,7 @@ static bool do_cmpxchg16b(struct vcpu *v, struct cpu_state *st,
 	default:
 		return false;
 	}
-	p = gmem_ptr(&v->vm->mem, gpa, 16);	/* RAM only: not MMIO */
+	p = gmem_ptr(st->mem, gpa, 16);	/* RAM only: not MMIO */
 	if (!p)
 		return false;
 	if (host_cmpxchg16b(p, &st->r.rax, &st->r.rdx, st->r.rbx, st->r.rcx))
@@ -361,17 +366,18 @@ static void json_stats(void *ctx, cJSON *root)
 
 /* Registered on the first handled failure, so runs without any keep
  * their --stats unchanged. */
-static void add_reporter(struct vm *vm)
+static void add_reporter(struct stats *stats)
 {
 	bool no = false;
 
 	if (atomic_compare_exchange_strong(&reporter_added, &no, true))
-		stats_add_reporter(&vm->stats, (struct stats_reporter){
+		stats_add_reporter(stats, (struct stats_reporter){
 			print_stats, json_stats, NULL });
 }
 
-bool emulate_failure(struct vcpu *v)
+bool emulate_failure(void *ctx, struct vcpu *v)
 {
+	const struct emulate_ctx *e = ctx;
 	uint8_t bytes[INSN_MAX_LEN];
 	struct cpu_state st;
 	struct insn in;
@@ -379,7 +385,7 @@ bool emulate_failure(struct vcpu *v)
 	bool ok = false;
 
 	if (v->run->internal.suberror != KVM_INTERNAL_ERROR_EMULATION ||
-	    get_state(v, &st) < 0)
+	    get_state(e, v, &st) < 0)
 		return false;
 	n = fetch(v, &st, bytes);
 	if (!n)
@@ -405,7 +411,7 @@ bool emulate_failure(struct vcpu *v)
 		break;
 	}
 	if (ok)
-		add_reporter(v->vm);
+		add_reporter(e->stats);
 	return ok;
 }
 

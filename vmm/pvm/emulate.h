@@ -42,11 +42,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct gmem;
+struct stats;
 struct vcpu;
 
-/* Called for KVM_EXIT_INTERNAL_ERROR before anything else: true if the
- * failure was handled and the vCPU may re-enter. */
-bool emulate_failure(struct vcpu *v);
+/* What completing an instruction needs of the machine. */
+struct emulate_ctx {
+	struct gmem *mem;
+	struct stats *stats;	/* gets a reporter on the first completion */
+};
+
+/* The KVM_EXIT_INTERNAL_ERROR hook (struct vcpu_exits; ctx is a struct
+ * emulate_ctx): true if the failure was handled and the vCPU may
+ * re-enter. */
+bool emulate_failure(void *ctx, struct vcpu *v);
 
 /* True if this host's KVM emulates guest ring 0 (the kvm_pvm module is
  * loaded, or MINIVMM_HOST_EMULATES_RING0=1|0 says so). */

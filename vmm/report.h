@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The failure report: what a user needs to understand why the guest
+ * stopped, without a debugger (RIP, CPU mode, control registers, the bytes
+ * at RIP and their disassembly).
+ */
+#ifndef MINIVMM_REPORT_H
+#define MINIVMM_REPORT_H
+
+struct gmem;
+struct vcpu;
+
+/* Prints the report for v on stderr, headed "minivmm: WHAT on vCPU N";
+ * instruction bytes are read from mem. */
+void vcpu_report_failure(struct vcpu *v, struct gmem *mem,
+			 const char *what);
+
+#endif
