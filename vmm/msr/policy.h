@@ -5,6 +5,9 @@
  * table; compiling it into a KVM filter is filter.h, answering exits is
  * exit.h.  No I/O except reading a policy file.
  *
+ * The table is table.c, the rule parser parse.c, the built-in presets
+ * presets.h.
+ *
  * Rule syntax, one rule per line (files) or per --msr string:
  *
  *	MSR[-MSR] [r|w|rw] ACTION[,MODIFIER...]	# comment
@@ -135,13 +138,5 @@ bool msr_entry_in_kernel(const struct msr_entry *e);
 
 /* The effective table for --msr-policy-check. */
 void msr_policy_print(const struct msr_policy *p, FILE *out);
-
-/* Multi-line help on the rule syntax and the presets, for --help. */
-const char *msr_policy_help(void);
-/* The rule lines of a built-in preset (NULL-terminated), matched
- * case-insensitively; *canonical gets its name.  NULL if unknown
- * (presets.c). */
-const char *const *msr_preset_rules(const char *name, size_t len,
-				    const char **canonical);
 
 #endif

@@ -2,7 +2,7 @@
 /* The built-in MSR policies, as rule text the parser reads like a file,
  * and the rule-syntax help.  Kept apart from the parser so the policies
  * read as data. */
-#include "vmm/msr/policy.h"
+#include "vmm/msr/presets.h"
 
 #include <string.h>
 #include <strings.h>
