@@ -9,6 +9,7 @@
  * run as `minivmm run ...` in a child process (see plan.c for the
  * options of each configuration).
  */
+#include "vmm/bench/floor.h"
 #include "vmm/bench/plan.h"
 #include "vmm/bench/run.h"
 #include "vmm/bench/stats.h"
@@ -22,24 +23,6 @@
 #include <unistd.h>
 
 #define APPEND_MAX	512
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void bench_progress(struct bench_run *b, const char *what, const char *cfg)
-{
-	b->step++;
-	if (!b->tty)
-		return;
-	fprintf(stderr, "\r\033[K[%u/%u] %s %s  %.1fs", b->step, b->steps,
-		what, cfg, now_s() - b->t0);
-	fflush(stderr);
-}
 
 /* --- files ---------------------------------------------------------------- */
 
@@ -103,42 +86,6 @@ static char *slurp(const char *path)
 	}
 	fclose(f);
 	return buf;
-}
-
-/* --- rows ----------------------------------------------------------------- */
-
-struct bench_result *bench_new_row(struct bench_run *b, const char *name,
-				   int ring, const char *config,
-				   const char *vmm, const char *group)
-{
-	struct bench_result *x = bench_results_add(&b->res);
-
-	if (!x) {
-		fprintf(stderr, "minivmm: error: bench: out of memory\n");
-		exit(1);
-	}
-	snprintf(x->name, sizeof(x->name), "%s", name);
-	x->ring = ring;
-	snprintf(x->config, sizeof(x->config), "%s", config);
-	x->vmm = vmm;
-	x->group = group;
-	return x;
-}
-
-void bench_fail_row(struct bench_result *x, const struct bench_child *c,
-		    const char *what)
-{
-	char last[120];
-
-	x->status = BENCH_FAILED;
-	if (c && c->timed_out)
-		snprintf(x->note, sizeof(x->note), "%s timed out", what);
-	else if (c)
-		snprintf(x->note, sizeof(x->note), "%s: status %d: %s", what,
-			 c->status, bench_last_line(c->err, last,
-						    sizeof(last)));
-	else
-		snprintf(x->note, sizeof(x->note), "%s: cannot start", what);
 }
 
 /* --- minivmm runs --------------------------------------------------------- */
@@ -355,7 +302,7 @@ int bench_main(int argc, char **argv)
 	for (size_t i = 0; i < 32; i++)
 		b.baseline[i] = -1;
 	b.tty = isatty(2);
-	b.t0 = now_s();
+	b.t0 = bench_now_s();
 	b.steps = count_steps(&b, used);
 	b.host.repeats = b.o.repeat;
 	bench_host_describe(&b.host);
@@ -382,7 +329,7 @@ int bench_main(int argc, char **argv)
 	bench_host_load(b.host.load_end, sizeof(b.host.load_end));
 	bench_apply_floor(&b);
 	bench_results_rank(&b.res);
-	r = bench_write_outputs(&b.o, &b.res, &b.host, now_s() - b.t0);
+	r = bench_write_outputs(&b.o, &b.res, &b.host, bench_now_s() - b.t0);
 	cleanup(&b);
 	bench_results_free(&b.res);
 	return r < 0 || b.failed ? 1 : 0;

@@ -2,6 +2,7 @@
 /* `minivmm bench` and kvm-floor: the floor's own rows, the floor case
  * timed right before each minivmm row, and every row's ratio to its
  * floor. */
+#include "vmm/bench/floor.h"
 #include "vmm/bench/plan.h"
 #include "vmm/bench/run.h"
 

@@ -30,19 +30,13 @@ struct bench_run {
 	bool tty, failed;
 };
 
-/* bench.c */
+/* run.c */
+double bench_now_s(void);	/* CLOCK_MONOTONIC, seconds */
 void bench_progress(struct bench_run *b, const char *what, const char *cfg);
 struct bench_result *bench_new_row(struct bench_run *b, const char *name,
 				   int ring, const char *config,
 				   const char *vmm, const char *group);
 void bench_fail_row(struct bench_result *x, const struct bench_child *c,
 		    const char *what);
-
-/* floor.c */
-void bench_run_floor(struct bench_run *b);
-/* The median ns of one floor case ("name:ring") run now, or -1. */
-double bench_paired_floor(struct bench_run *b, const char *name_ring);
-/* ns from cycles where the guest had no TSC rate; each row's floor ratio. */
-void bench_apply_floor(struct bench_run *b);
 
 #endif
