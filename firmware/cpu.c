@@ -8,9 +8,11 @@
 
 #include "firmware/cpu.h"
 #include "firmware/entry.h"
-#include "firmware/fw.h"
+#include "firmware/exit.h"
 #include "firmware/io.h"
 #include "firmware/lib/abi.h"
+#include "firmware/print.h"
+#include "firmware/ring.h"
 
 #define TSS_LEN		104
 #define TSS_IOPB	102	/* I/O bitmap offset: past the limit, none */
@@ -39,7 +41,7 @@ _Static_assert(FW_GDT_ADDR + sizeof(gdt_template) <= FW_TSS_ADDR &&
 	       "CPU tables overlap");
 
 extern const char trap_stubs[];
-extern const char user_exit_ud2[];
+
 
 struct __attribute__((packed)) table_desc {
 	uint16_t limit;

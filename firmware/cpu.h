@@ -32,16 +32,4 @@ void cpu_init(void);
  * nested; a fault in fn ends the VM with a report. */
 void user_call(void (*fn)(void *), void *arg);
 
-/* The current privilege level, 0 or 3. */
-static inline unsigned int cpu_cpl(void)
-{
-	uint16_t cs;
-
-	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
-	return cs & 3u;
-}
-
-/* cpu.S: fw_exit() from ring 3. */
-__attribute__((noreturn)) void user_exit(uint32_t status);
-
 #endif

@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "firmware/fw.h"
 #include "firmware/io.h"
 #include "firmware/lib/abi.h"
 #include "firmware/lib/boot_params.h"
 #include "firmware/linuxboot.h"
+#include "firmware/print.h"
 #include "firmware/tables.h"
 
 #define LINUX_BOOT_PARAMS	(ABI_BOOTINFO_BASE + 0x0)

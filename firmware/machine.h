@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The machine description the VMM hands over in the FDT at ABI_FDT_ADDR,
- * read once into plain data (see abi.h for the schema), and checked: a
- * missing node or property ends the VM with ABI_FW_FAIL_FDT, an impossible
- * PCI window with ABI_FW_FAIL_WINDOW, too many CPUs with ABI_FW_FAIL_CPUS.
- * Strings point into the FDT, which stays in place.  Pure: runs in ring 3.
+ * What the firmware knows of the machine, as plain data: the description
+ * the VMM hands over in the FDT at ABI_FDT_ADDR (see abi.h for the schema),
+ * read and checked once by dt.c.  Strings point into the FDT, which stays
+ * in place.
  */
 #ifndef FW_MACHINE_H
 #define FW_MACHINE_H
@@ -62,9 +61,5 @@ struct machine {
 	struct mem_range initrd;
 	struct machine_pci pci;
 };
-
-/* Read and check the description; ends the VM with a message when it is
- * missing or malformed. */
-void machine_read(struct machine *m, const void *fdt);
 
 #endif

@@ -15,14 +15,17 @@
  *   payload   ring 0: the jump
  */
 #include "firmware/cpu.h"
-#include "firmware/fw.h"
+#include "firmware/exit.h"
 #include "firmware/io.h"
 #include "firmware/lib/abi.h"
 #include "firmware/linuxboot.h"
+#include "firmware/dt.h"
 #include "firmware/machine.h"
 #include "firmware/mtrr.h"
 #include "firmware/pci.h"
+#include "firmware/print.h"
 #include "firmware/pvh.h"
+#include "firmware/serial.h"
 #include "firmware/smp.h"
 #include "firmware/tables.h"
 

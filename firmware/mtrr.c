@@ -8,11 +8,11 @@
  * under the old types this early.
  */
 #include "firmware/entry.h"
-#include "firmware/fw.h"
 #include "firmware/io.h"
 #include "firmware/lib/mtrr_fit.h"
 #include "firmware/lib/mtrr_layout.h"
 #include "firmware/mtrr.h"
+#include "firmware/print.h"
 
 #define CPUID1_EDX_MTRR		(1u << 12)
 #define DEFAULT_PHYS_BITS	36	/* without CPUID 0x80000008 */

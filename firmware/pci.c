@@ -11,10 +11,11 @@
  * the firmware assigns every BAR).
  */
 #include "firmware/cpu.h"
-#include "firmware/fw.h"
 #include "firmware/io.h"
 #include "firmware/lib/pci_regs.h"
 #include "firmware/pci.h"
+#include "firmware/print.h"
+#include "firmware/serial.h"
 
 #define XEN_PLATFORM_VENDOR	0x5853
 #define DECODE_BITS		(PCI_COMMAND_IO | PCI_COMMAND_MEMORY)

@@ -7,8 +7,10 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
-#include "firmware/fw.h"
+#include "firmware/exit.h"
 #include "firmware/lib/abi.h"
+#include "firmware/print.h"
+#include "firmware/serial.h"
 
 struct spec {
 	bool zero;
@@ -146,4 +148,13 @@ void fw_fail(uint32_t reason, const char *fmt, ...)
 	va_end(ap);
 	serial_putc('\n');
 	fw_exit(ABI_FW_FAIL_MAGIC | reason);
+}
+
+/* libfdt is built with -fstack-protector-strong; the canary is set up in
+ * entry.S. */
+__attribute__((noreturn)) void __stack_chk_fail(void);
+
+void __stack_chk_fail(void)
+{
+	fw_fail(ABI_FW_FAIL_INTERNAL, "stack smashing detected");
 }

@@ -11,11 +11,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "firmware/fw.h"
 #include "firmware/io.h"
 #include "firmware/lib/abi.h"
 #include "firmware/lib/e820.h"
 #include "firmware/lib/hvm_start_info.h"
+#include "firmware/print.h"
 #include "firmware/pvh.h"
 #include "firmware/tables.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Console output on the 16550 at ABI_UART_PORT, through a RAM buffer:
- * ring-3 code (cpu.h) cannot do port I/O, and ring 0 sends the buffer
+ * ring-3 code (ring.h) cannot do port I/O, and ring 0 sends the buffer
  * with one `rep outsb` instead of a formatting loop around each `outb`.
  * Every port write is still one VM exit (~8 us), so lines stay short.
  * Ring 0 flushes at each phase, after each ring-3 call and before the VM
@@ -13,9 +13,9 @@
  */
 #include <stddef.h>
 
-#include "firmware/cpu.h"
-#include "firmware/fw.h"
 #include "firmware/io.h"
+#include "firmware/ring.h"
+#include "firmware/serial.h"
 
 #define CONSOLE_BUF	2048
 #define LOST_MARK	"[...]\n"

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "firmware/entry.h"
-#include "firmware/fw.h"
 #include "firmware/io.h"
+#include "firmware/print.h"
 #include "firmware/smp.h"
 
 #define APIC_ICR_LO		0x300

@@ -3,11 +3,11 @@
  * ACPI, SMBIOS and the memory map (see tables.h).  Pure computation on the
  * machine description and the PCI scan; runs in ring 3.
  */
-#include "firmware/fw.h"
 #include "firmware/io.h"
 #include "firmware/lib/abi.h"
 #include "firmware/lib/acpi_build.h"
 #include "firmware/lib/smbios_build.h"
+#include "firmware/print.h"
 #include "firmware/tables.h"
 
 #define MIB		0x100000ull

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The firmware's device-tree reader (firmware/machine.c, machine_pci.c)
+ * The firmware's device-tree reader (firmware/dt.c, dt_pci.c, dt_prop.c)
  * on the host: a well-formed tree as minivmm builds it, then one fault at
  * a time -- a missing node or property, an impossible PCI window, too many
  * CPUs, a bad option -- each of which must end with the right
@@ -12,13 +12,14 @@
 #include <stdarg.h>
 
 /* The firmware sources first: Check's own fail() macro would clash. */
-#include "firmware/machine.c"
-#include "firmware/machine_pci.c"
+#include "firmware/dt.c"
+#include "firmware/dt_pci.c"
+#include "firmware/dt_prop.c"
 #undef fail
 
 #include "tests/unit/unit.h"
 
-#define GIB		(1ull << 30)	/* MIB comes from machine_pci.c */
+#define GIB		(1ull << 30)	/* MIB comes from dt_pci.c */
 
 static jmp_buf fail_jmp;
 static uint32_t fail_reason;

@@ -9,10 +9,11 @@
  */
 #include <libfdt.h>
 
-#include "firmware/fw.h"
 #include "firmware/lib/abi.h"
+#include "firmware/dt_pci.h"
+#include "firmware/dt_prop.h"
 #include "firmware/machine.h"
-#include "firmware/machine_fdt.h"
+#include "firmware/print.h"
 
 #define fail(...)	fw_fail(ABI_FW_FAIL_FDT, __VA_ARGS__)
 #define bad(...)	fw_fail(ABI_FW_FAIL_WINDOW, __VA_ARGS__)
