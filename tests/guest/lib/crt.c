@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * C runtime: the first C code after start.S, the test exit and the pass/fail
- * bookkeeping payloads share.
+ * C runtime: the first C code after start.S, and the pass/fail bookkeeping
+ * payloads share.
  */
 #include "guest.h"
 
@@ -15,15 +15,6 @@ void guest_crt_main(const struct hvm_start_info *si)
 	progress(ABI_MS_PAYLOAD_MAIN);
 	trap_init();
 	test_exit((uint32_t)payload_main(si));
-}
-
-void test_exit(uint32_t code)
-{
-	outl(ABI_TEST_EXIT_PORT, code);
-	/* Only reached without an exit device (e.g. QEMU lacking one). */
-	gprintf("test_exit(%u): exit port did not stop the VM\n", code);
-	for (;;)
-		__asm__ volatile("cli; hlt");
 }
 
 bool check(bool ok, const char *fmt, ...)
