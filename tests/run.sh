@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs every test: the Check unit tests (normal and ASan+UBSan builds),
-# the boot tests (tests/boot/*.sh, against both VMM builds) and a short
+# the layout rules, the boot tests (tests/boot/*.sh, against both VMM builds) and a short
 # run of each fuzz target.  Ends with one
 # "N passed, N failed" line; exits non-zero if anything failed.
 set -u
@@ -42,6 +42,19 @@ for build in build build-asan; do
 		[ -x "$bin" ] && run_unit "$bin"
 	done
 done
+
+# The tree's structural rules: no include or call circles, devices see only
+# the bus contract, no oversized files (tools/check-layout.py).
+log="$log_dir/layout.log"
+if BUILD=build tools/check-layout.py >"$log" 2>&1; then
+	passed=$((passed + 1))
+	printf '%-44s ok\n' "layout"
+else
+	failed=$((failed + 1))
+	printf '%-44s FAILED\n' "layout"
+	head -n 20 "$log"
+	failures+=("layout: see $log")
+fi
 
 # Boot tests print "PASS: name" / "FAIL: name" lines.  The Linux boot test
 # (minutes per boot where ring 0 is emulated) runs with `make check-linux`
