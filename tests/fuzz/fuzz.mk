@@ -24,7 +24,7 @@ FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 FUZZ_CFLAGS	:= -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra \
 		   -Wno-missing-field-initializers -I. -MMD -MP \
 		   -DMINIVMM_VERSION='"fuzz"' $(FUZZ_SAN)
-FUZZ_LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lpthread
+FUZZ_LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lz -lpthread
 # Stderr closed while fuzzing (the VMM's own error lines would flood it);
 # sanitizer and libFuzzer reports still get through.
 FUZZ_RUN_FLAGS	?= -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048
