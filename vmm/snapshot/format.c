@@ -150,11 +150,11 @@ static int check_header(const uint8_t *h, size_t len, uint64_t file_size,
 {
 	uint32_t version;
 
+	if (memcmp(h, SNAP_MAGIC, len < 8 ? len : 8))
+		return fail(err, errlen, "not a minivmm snapshot (bad magic)");
 	if (len < SNAP_HEADER_SIZE)
 		return fail(err, errlen, "truncated: %zu bytes, not even a "
 			    "header", len);
-	if (memcmp(h, SNAP_MAGIC, 8))
-		return fail(err, errlen, "not a minivmm snapshot (bad magic)");
 	version = rd32(h + H_VERSION);
 	if (version != SNAP_VERSION)
 		return fail(err, errlen, "format version %u, this minivmm "
