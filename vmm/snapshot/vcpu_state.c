@@ -30,10 +30,9 @@ struct snap_vcpus {
 	unsigned int n;
 };
 
-struct msr_buf {
-	struct kvm_msrs h;
-	struct kvm_msr_entry e[MAX_MSRS];
-};
+/* A struct kvm_msrs with room for MAX_MSRS entries. */
+#define MSR_BUF_SIZE	(sizeof(struct kvm_msrs) + \
+			 MAX_MSRS * sizeof(struct kvm_msr_entry))
 
 struct fixed {
 	struct kvm_regs regs;
@@ -62,7 +61,7 @@ static int get_fixed(int fd, struct fixed *f)
 /* KVM_GET_MSRS stops at the first MSR it cannot read: skip that one and
  * go on, so one unreadable MSR does not hide the rest.  t is scratch. */
 static uint32_t get_msrs(const struct snap_vcpus *s, int fd,
-			 struct msr_buf *out, struct msr_buf *t)
+			 struct kvm_msrs *out, struct kvm_msrs *t)
 {
 	uint32_t got = 0, next = 0;
 
@@ -70,14 +69,16 @@ static uint32_t get_msrs(const struct snap_vcpus *s, int fd,
 		uint32_t want = s->nmsrs - next;
 		int r;
 
-		t->h = (struct kvm_msrs){ .nmsrs = want };
+		t->nmsrs = want;
+		t->pad = 0;
 		for (uint32_t i = 0; i < want; i++)
-			t->e[i] = (struct kvm_msr_entry){
+			t->entries[i] = (struct kvm_msr_entry){
 				.index = s->msrs[next + i] };
 		r = ioctl(fd, KVM_GET_MSRS, t);
 		if (r < 0)
 			break;
-		memcpy(&out->e[got], t->e, (size_t)r * sizeof(t->e[0]));
+		memcpy(&out->entries[got], t->entries,
+		       (size_t)r * sizeof(t->entries[0]));
 		got += (uint32_t)r;
 		next += (uint32_t)r + 1;
 	}
@@ -88,7 +89,8 @@ static int save(void *ctx, struct snap_buf *out)
 {
 	struct vcpu_snap *v = ctx;
 	const struct snap_vcpus *s = v->all;
-	struct msr_buf *m = calloc(2, sizeof(*m));
+	struct kvm_msrs *m = calloc(1, MSR_BUF_SIZE);
+	struct kvm_msrs *t = calloc(1, MSR_BUF_SIZE);
 	void *xs = calloc(1, s->xsave_size);
 	unsigned long req = s->xsave_size > sizeof(struct kvm_xsave) ?
 			    KVM_GET_XSAVE2 : KVM_GET_XSAVE;
@@ -96,27 +98,28 @@ static int save(void *ctx, struct snap_buf *out)
 	uint32_t n;
 	int khz, rc = -1;
 
-	if (!m || !xs || get_fixed(v->fd, &f) < 0 ||
+	if (!m || !t || !xs || get_fixed(v->fd, &f) < 0 ||
 	    ioctl(v->fd, req, xs) < 0 ||
 	    (khz = ioctl(v->fd, KVM_GET_TSC_KHZ, 0)) < 0) {
 		fprintf(stderr, "minivmm: snapshot: vCPU %u state: %s\n",
 			v->id, strerror(errno));
 		goto out;
 	}
-	n = get_msrs(s, v->fd, m, m + 1);
+	n = get_msrs(s, v->fd, m, t);
 	snap_put_u32(out, s->xsave_size);
 	snap_put_u32(out, n);
 	snap_put(out, &f, sizeof(f));
 	snap_put_u64(out, (uint64_t)khz);
 	for (uint32_t i = 0; i < n; i++) {
-		snap_put_u32(out, m->e[i].index);
+		snap_put_u32(out, m->entries[i].index);
 		snap_put_u32(out, 0);
-		snap_put_u64(out, m->e[i].data);
+		snap_put_u64(out, m->entries[i].data);
 	}
 	snap_put(out, xs, s->xsave_size);
 	rc = 0;
 out:
 	free(m);
+	free(t);
 	free(xs);
 	return rc;
 }
@@ -150,7 +153,7 @@ static int parse(const struct snap_vcpus *s, const uint8_t *data,
 }
 
 /* Sets the MSRs, all but (deadline false) or only (true) TSC deadline. */
-static int set_msrs(int fd, const struct loaded *l, struct msr_buf *m,
+static int set_msrs(int fd, const struct loaded *l, struct kvm_msrs *m,
 		    bool deadline, uint32_t *bad)
 {
 	uint32_t n = 0;
@@ -164,20 +167,21 @@ static int set_msrs(int fd, const struct loaded *l, struct msr_buf *m,
 		memcpy(&value, l->msrs + 16 * i + 8, 8);
 		if ((index == MSR_TSC_DEADLINE) != deadline)
 			continue;
-		m->e[n++] = (struct kvm_msr_entry){ .index = index,
-						    .data = value };
+		m->entries[n++] = (struct kvm_msr_entry){ .index = index,
+							  .data = value };
 	}
-	m->h = (struct kvm_msrs){ .nmsrs = n };
+	m->nmsrs = n;
+	m->pad = 0;
 	if (!n)
 		return 0;
 	r = ioctl(fd, KVM_SET_MSRS, m);
 	if (r == (int)n)
 		return 0;
-	*bad = r >= 0 && (uint32_t)r < n ? m->e[r].index : 0;
+	*bad = r >= 0 && (uint32_t)r < n ? m->entries[r].index : 0;
 	return -1;
 }
 
-static int apply(int fd, struct loaded *l, struct msr_buf *m, char *err,
+static int apply(int fd, struct loaded *l, struct kvm_msrs *m, char *err,
 		 size_t errlen)
 {
 	unsigned long xreq = KVM_SET_XSAVE;
@@ -222,7 +226,7 @@ static int load(void *ctx, const uint8_t *data, size_t len, char *err,
 		size_t errlen)
 {
 	struct vcpu_snap *v = ctx;
-	struct msr_buf *m = calloc(1, sizeof(*m));
+	struct kvm_msrs *m = calloc(1, MSR_BUF_SIZE);
 	struct loaded l;
 	int rc = -1;
 
