@@ -15,7 +15,7 @@ S="$TMP/s.snap"
 RULES=(--msr "0x12340000 emulate=0x5" --msr "0x12340001 value=0x77"
        --msr "0x12340002 ignore" --msr "0x12340003 deny"
        --msr "0x174 allow" --msr "0xc0000102 allow,count")
-MACHINE=(-c 2 --kernel "$K" --append "cpus=2" "${RULES[@]}")
+MACHINE=(-c 2 --kernel "$K" --append "cpus=2 msr" "${RULES[@]}")
 
 result() { sed -n 's/^snapshot: result=//p' "$TMP/$1.out"; }
 

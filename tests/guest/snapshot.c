@@ -12,7 +12,8 @@
  *	  ring 3, as a guest's user space would (MMIO, not port I/O)
  *	- the LAPIC: an interrupt pending in IRR (IF stays 0) and a one-shot
  *	  timer armed to fire after the request
- *	- MSRs under each MSR-policy action (snapshot.sh passes the rules):
+ *	- with "msr", MSRs under each MSR-policy action (snapshot.sh passes
+ *	  the rules):
  *	  emulate with a different value on each vCPU, value, ignore, deny,
  *	  allow (KVM's), allow,count (user-space passthrough)
  *	- debug registers DR0-DR3
@@ -24,7 +25,11 @@
  * After the request it checks all of it, lets the timer fire, finishes
  * the computation and prints "snapshot: result=<hex>" and, after a
  * restore, the generation and the --append-env parameters.
- * Command line: cpus=N (1 or 2), iters=N (ring-3 loop length).
+ * Command line: msr, cpus=N (1 or 2), iters=N (ring-3 loop length),
+ * touch=N (ring 3 fills N MiB of RAM from 32 MiB before the request and
+ * checks it after: restores map it from the snapshot), hold (after the
+ * verdict, spin in ring 3 instead of exiting: for measuring a restored
+ * VM's memory).
  */
 #include "lib/ap.h"
 #include "lib/guest.h"
@@ -75,6 +80,7 @@
 #define SCR_VAL		0xa5u
 
 #define AP_ITERS	4000u
+#define TOUCH_BASE	(32ull << 20)
 #define XMM_PATTERN	0x0123456789abcdefull
 
 /* --- the computation -------------------------------------------------- */
@@ -110,6 +116,36 @@ static void user_compute(void *arg)
 	for (uint64_t i = half; i < u->iters; i++)
 		h = mix(h, i);
 	u->acc = h;
+}
+
+/* Ring 3: a pattern over touch MiB, and its check. */
+struct touch {
+	uint64_t mib;
+	bool fill, ok;
+};
+
+static void user_touch(void *arg)
+{
+	struct touch *t = arg;
+	volatile uint64_t *p = (volatile uint64_t *)(uintptr_t)TOUCH_BASE;
+	uint64_t n = t->mib << 17;	/* 8-byte words */
+
+	t->ok = true;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t want = mix(0x70c4, i);
+
+		if (t->fill)
+			p[i] = want;
+		else if (p[i] != want)
+			t->ok = false;
+	}
+}
+
+static void user_hold(void *arg)
+{
+	(void)arg;
+	for (;;)
+		__asm__ volatile("pause");
 }
 
 /* --- vCPU 1 ----------------------------------------------------------- */
@@ -345,12 +381,17 @@ int payload_main(const struct hvm_start_info *si)
 {
 	const char *cmd = start_info_cmdline(si);
 	struct user_run u = { .iters = 2000000 };
+	struct touch t = { .fill = true };
 	uint64_t cpus = 1, pm0, pm1, result;
+	bool msr = cmdline_has(cmd, "msr");
 
 	cmdline_u64(cmd, "cpus", &cpus);
 	cmdline_u64(cmd, "iters", &u.iters);
+	cmdline_u64(cmd, "touch", &t.mib);
+
 	write_cr4(read_cr4() | 0x600);		/* OSFXSR, OSXMMEXCPT */
-	msr_setup();
+	if (msr)
+		msr_setup();
 	dr_setup();
 	devices_setup();
 	lapic_setup();
@@ -358,6 +399,8 @@ int payload_main(const struct hvm_start_info *si)
 		ap_start(1, ap_main, NULL);
 		check(wait_flag(&ap.started), "vCPU 1 never started");
 	}
+	if (t.mib)
+		run_user(user_touch, &t);
 	pm0 = inl(ACPI_PM_TMR_PORT);
 	gputs("snapshot: requesting\n");
 	run_user(user_compute, &u);
@@ -369,10 +412,16 @@ int payload_main(const struct hvm_start_info *si)
 	check(u.tsc_after > u.tsc_before, "TSC went back");
 	check(pm1 > pm0, "ACPI PM timer went back (%llu -> %llu)",
 	      (unsigned long long)pm0, (unsigned long long)pm1);
-	msr_check();
+	if (msr)
+		msr_check();
 	dr_check();
 	devices_check();
 	lapic_check();
+	t.fill = false;
+	if (t.mib) {
+		run_user(user_touch, &t);
+		check(t.ok, "touched memory lost");
+	}
 	result = u.acc;
 	if (cpus > 1 && check(wait_flag(&ap.done), "vCPU 1 never finished")) {
 		check(ap.vec < 0 && ap.emul == AP_EMUL, "emulate MSR on vCPU 1 "
@@ -383,5 +432,9 @@ int payload_main(const struct hvm_start_info *si)
 		print_env();
 	gprintf("snapshot: result=%llx\n", (unsigned long long)result);
 	gprintf("snapshot: %u failures\n", check_failures());
+	if (cmdline_has(cmd, "hold")) {
+		gputs("snapshot: holding\n");
+		run_user(user_hold, NULL);
+	}
 	return check_failures() ? 1 : 0;
 }
