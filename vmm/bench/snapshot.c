@@ -209,6 +209,9 @@ static void parallel(struct snap_bench *s)
 	snprintf(x->note, sizeof(x->note), "%d restores of a guest that "
 		 "touched %d MiB: RSS %.1f MiB, PSS %.1f MiB each", PARALLEL,
 		 TOUCH_MIB, rss / 1024.0 / PARALLEL, pss / 1024.0 / PARALLEL);
+	snprintf(x->extra, sizeof(x->extra), "restores=%d touched_mib=%d "
+		 "rss_mib=%.1f pss_mib=%.1f", PARALLEL, TOUCH_MIB,
+		 rss / 1024.0 / PARALLEL, pss / 1024.0 / PARALLEL);
 }
 
 /* --- the run ---------------------------------------------------------------- */
