@@ -253,7 +253,13 @@ static int parse_snap(struct vmm_config *cfg, int c, const char *v)
 	case OPT_RESTORE: cfg->restore = v; return 0;
 	case OPT_RESTORE_VERIFY: cfg->restore_verify = true; return 0;
 	case OPT_APPEND_ENV:
-		if (!strchr(v, '=') || *v == '=' || strchr(v, '\n'))
+		if (strchr(v, '\n')) {
+			fprintf(stderr, "minivmm: error: --append-env: a "
+				"newline in KEY=VALUE (one parameter per "
+				"option)\n");
+			return -1;
+		}
+		if (!strchr(v, '=') || *v == '=')
 			return bad("--append-env", v, "expected KEY=VALUE on "
 				   "one line");
 		if (cfg->n_append_env == CLI_MAX_ENV)
