@@ -79,6 +79,17 @@ r=$(cat "$TMP/resnap.out" "$TMP/resnap-restore.out" |
 [ -n "$r" ] && [ "$r" = "$WANT" ] && pass resnap-same-result ||
 	fail resnap-restore "result '$r' across the marker, want '$WANT'"
 
+# vCPU 1 parked by the firmware at the snapshot, started after the restore.
+vm take-late 60 -c 2 --kernel "$K" --append "cpus=2 late" \
+	--snapshot "$TMP/late.snap" --snapshot-at port
+expect take-late 0 'snapshot: requesting' 'snapshot written'
+vm restore-late 60 --restore "$TMP/late.snap"
+expect restore-late 0 'generation 1' 'guest test-exit 0x0'
+vm plain-late 60 -c 2 --kernel "$K" --append "cpus=2 late"
+[ -n "$(result plain-late)" ] && [ "$(result plain-late)" = "$(result restore-late)" ] &&
+	pass restore-late-same-result ||
+	fail restore-late "result differs from the uninterrupted run"
+
 # Options that agree with the snapshot are fine.
 vm agree 60 --restore "$S" -m 256M -c 2 --ecam ro "${RULES[@]}"
 expect agree 0 'generation 1' 'guest test-exit 0x0'

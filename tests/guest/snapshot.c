@@ -21,7 +21,8 @@
  *	  through ECAM, a pattern in its BAR1 RAM, its ROM-lock flag set;
  *	  its interrupt line written through ECAM; CF8 left pointing at it
  *	- the UART scratch register
- *	- with cpus=2, vCPU 1 (INIT/SIPI) computing in ring 0 meanwhile
+ *	- with cpus=2, vCPU 1 (INIT/SIPI) computing in ring 0 meanwhile (with
+ *	  "late", vCPU 1 waits for its SIPI at the request and starts after)
  * After the request it checks all of it, lets the timer fire, finishes
  * the computation and prints "snapshot: result=<hex>" and, after a
  * restore, the generation and the --append-env parameters.
@@ -152,6 +153,7 @@ static void user_hold(void *arg)
 
 static struct {
 	volatile int started, done;
+	bool msr;
 	uint64_t acc, emul;
 	int vec;
 } ap;
@@ -166,12 +168,14 @@ static void ap_main(void *arg)
 	uint64_t h = 7;
 
 	(void)arg;
-	wrmsr(MSR_EMUL, AP_EMUL);
+	if (ap.msr)
+		wrmsr(MSR_EMUL, AP_EMUL);
 	__atomic_store_n(&ap.started, 1, __ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < AP_ITERS; i++)
 		h = mix(h, i);
 	ap.acc = h;
-	ap.vec = guest_try(ap_emul_read, &ap.emul, NULL);
+	if (ap.msr)
+		ap.vec = guest_try(ap_emul_read, &ap.emul, NULL);
 	__atomic_store_n(&ap.done, 1, __ATOMIC_RELEASE);
 }
 
@@ -383,19 +387,20 @@ int payload_main(const struct hvm_start_info *si)
 	struct user_run u = { .iters = 2000000 };
 	struct touch t = { .fill = true };
 	uint64_t cpus = 1, pm0, pm1, result;
-	bool msr = cmdline_has(cmd, "msr");
+	bool msr = cmdline_has(cmd, "msr"), late = cmdline_has(cmd, "late");
 
 	cmdline_u64(cmd, "cpus", &cpus);
 	cmdline_u64(cmd, "iters", &u.iters);
 	cmdline_u64(cmd, "touch", &t.mib);
 
+	ap.msr = msr;
 	write_cr4(read_cr4() | 0x600);		/* OSFXSR, OSXMMEXCPT */
 	if (msr)
 		msr_setup();
 	dr_setup();
 	devices_setup();
 	lapic_setup();
-	if (cpus > 1) {
+	if (cpus > 1 && !late) {
 		ap_start(1, ap_main, NULL);
 		check(wait_flag(&ap.started), "vCPU 1 never started");
 	}
@@ -412,6 +417,10 @@ int payload_main(const struct hvm_start_info *si)
 	check(u.tsc_after > u.tsc_before, "TSC went back");
 	check(pm1 > pm0, "ACPI PM timer went back (%llu -> %llu)",
 	      (unsigned long long)pm0, (unsigned long long)pm1);
+	if (cpus > 1 && late) {
+		ap_start(1, ap_main, NULL);
+		check(wait_flag(&ap.started), "vCPU 1 never started (late)");
+	}
 	if (msr)
 		msr_check();
 	dr_check();
@@ -424,8 +433,8 @@ int payload_main(const struct hvm_start_info *si)
 	}
 	result = u.acc;
 	if (cpus > 1 && check(wait_flag(&ap.done), "vCPU 1 never finished")) {
-		check(ap.vec < 0 && ap.emul == AP_EMUL, "emulate MSR on vCPU 1 "
-		      "reads %#llx", (unsigned long long)ap.emul);
+		check(!msr || (ap.vec < 0 && ap.emul == AP_EMUL), "emulate MSR "
+		      "on vCPU 1 reads %#llx", (unsigned long long)ap.emul);
 		result = mix(result, ap.acc);
 	}
 	if (u.gen_after != u.gen_before)
