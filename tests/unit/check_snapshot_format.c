@@ -179,8 +179,9 @@ START_TEST(file_round_trip)
 	const char state[] = "vcpu state bytes";
 	struct snap_out out[2] = {
 		{ SNAP_SEC_VCPU, 0, (const uint8_t *)state, sizeof(state) },
-		{ SNAP_SEC_RAM, 0, mem, 4 * SNAP_PAGE },
+		{ SNAP_SEC_RAM, 0, mem, 4 * SNAP_PAGE, true },
 	};
+	int pm = open("/proc/self/pagemap", O_RDONLY);
 	struct snap_write_stats st;
 	struct snap_file f;
 	const uint8_t *p;
@@ -196,10 +197,14 @@ START_TEST(file_round_trip)
 	fd = snap_file_create_tmp(path, tmp, err, ERR);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(snap_file_create_tmp(path, tmp, err, ERR), -1);
-	ck_assert_int_eq(snap_file_write(fd, tmp, path, out, 2, &st, err,
+	ck_assert_int_eq(snap_file_write(fd, tmp, path, out, 2, pm, &st, err,
 					 ERR), 0);
 	close(fd);
+	close(pm);
+	/* Pages 0, 1 and 3 were never touched: pagemap says so, and they
+	 * stay unread (not faulted in). */
 	ck_assert_uint_eq(st.zero_pages, 3);
+	ck_assert_uint_eq(st.untouched_pages, pm >= 0 ? 3 : 0);
 	ck_assert_int_eq(access(tmp, F_OK), -1);	/* renamed */
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_uint_eq((uint64_t)sb.st_size, st.file_size);
@@ -238,7 +243,7 @@ START_TEST(file_memory_flip)
 	snprintf(path, sizeof(path), "%s/minivmm-unit-snap2-%d",
 		 unit_tmpdir(), (int)getpid());
 	fd = snap_file_create_tmp(path, tmp, err, ERR);
-	ck_assert_int_eq(snap_file_write(fd, tmp, path, &out, 1, &st, err,
+	ck_assert_int_eq(snap_file_write(fd, tmp, path, &out, 1, -1, &st, err,
 					 ERR), 0);
 	close(fd);
 	fd = open(path, O_RDWR);

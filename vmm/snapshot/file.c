@@ -79,20 +79,61 @@ static int pwrite_all(int fd, const uint8_t *p, size_t len, uint64_t off)
 	return 0;
 }
 
+#define PM_PRESENT	(1ull << 63)
+#define PM_SWAPPED	(1ull << 62)
+#define PM_CHUNK	4096u		/* pagemap entries per read */
+
+/* Pages of an anonymous range that were never touched, from pagemap. */
+struct untouched {
+	int fd;
+	const uint8_t *base;
+	size_t first;			/* page index of pm[0] */
+	size_t n;			/* valid entries in pm */
+	uint64_t pm[PM_CHUNK];
+};
+
+static bool never_touched(struct untouched *u, size_t page)
+{
+	if (u->fd < 0)
+		return false;
+	if (page < u->first || page >= u->first + u->n) {
+		uint64_t off = ((uintptr_t)u->base / SNAP_PAGE + page) * 8;
+		ssize_t r = pread(u->fd, u->pm, sizeof(u->pm), (off_t)off);
+
+		if (r <= 0) {
+			u->fd = -1;	/* no pagemap: read every page */
+			return false;
+		}
+		u->first = page;
+		u->n = (size_t)r / 8;
+	}
+	return !(u->pm[page - u->first] & (PM_PRESENT | PM_SWAPPED));
+}
+
+static bool page_zero(struct untouched *u, const struct snap_out *s,
+		      size_t page)
+{
+	return never_touched(u, page) ||
+	       page_is_zero(s->data + page * SNAP_PAGE);
+}
+
 /* Writes the non-zero runs of pages of a memory image; CRC over all. */
 static int write_memory(int fd, const struct snap_out *s, uint64_t off,
-			uint32_t *crc, struct snap_write_stats *st)
+			int pagemap_fd, uint32_t *crc,
+			struct snap_write_stats *st)
 {
 	uLong zcrc = crc32(0, NULL, 0);
 	static const uint8_t zero[SNAP_PAGE];
+	static struct untouched u;	/* main thread only */
 	uLong zero_crc = crc32(0, zero, SNAP_PAGE);
 	size_t i = 0, npages = s->len / SNAP_PAGE;
 
+	u = (struct untouched){ .fd = s->anon ? pagemap_fd : -1,
+				.base = s->data };
 	while (i < npages) {
 		size_t run = 0;
 
-		while (i + run < npages && !page_is_zero(s->data +
-							 (i + run) * SNAP_PAGE))
+		while (i + run < npages && !page_zero(&u, s, i + run))
 			run++;
 		if (run) {
 			const uint8_t *p = s->data + i * SNAP_PAGE;
@@ -107,6 +148,7 @@ static int write_memory(int fd, const struct snap_out *s, uint64_t off,
 		}
 		zcrc = crc32_combine(zcrc, zero_crc, SNAP_PAGE);
 		st->zero_pages++;
+		st->untouched_pages += never_touched(&u, i);
 		i++;
 	}
 	*crc = (uint32_t)zcrc;
@@ -114,7 +156,8 @@ static int write_memory(int fd, const struct snap_out *s, uint64_t off,
 }
 
 static int write_all(int fd, const struct snap_out *s, uint32_t n,
-		     struct snap_entry *e, struct snap_write_stats *st)
+		     int pagemap_fd, struct snap_entry *e,
+		     struct snap_write_stats *st)
 {
 	uint64_t off = snap_head_size(n);
 
@@ -134,8 +177,8 @@ static int write_all(int fd, const struct snap_out *s, uint32_t n,
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		if (snap_type_is_memory(s[i].type)) {
-			if (write_memory(fd, &s[i], e[i].offset, &e[i].crc,
-					 st) < 0)
+			if (write_memory(fd, &s[i], e[i].offset, pagemap_fd,
+					 &e[i].crc, st) < 0)
 				return -1;
 			continue;
 		}
@@ -148,7 +191,7 @@ static int write_all(int fd, const struct snap_out *s, uint32_t n,
 }
 
 int snap_file_write(int fd, const char *tmp, const char *path,
-		    const struct snap_out *s, uint32_t n,
+		    const struct snap_out *s, uint32_t n, int pagemap_fd,
 		    struct snap_write_stats *st, char *err, size_t errlen)
 {
 	struct snap_entry *e = calloc(n, sizeof(*e));
@@ -162,7 +205,7 @@ int snap_file_write(int fd, const char *tmp, const char *path,
 	}
 	/* The header goes last: a torn write leaves a file that fails its
 	 * checks (it is still a temp file anyway). */
-	if (write_all(fd, s, n, e, st) < 0)
+	if (write_all(fd, s, n, pagemap_fd, e, st) < 0)
 		goto sys;
 	snap_build_head(head, e, n, st->file_size);
 	if (pwrite_all(fd, head, snap_head_size(n), 0) < 0 || fsync(fd) < 0 ||

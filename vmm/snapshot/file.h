@@ -21,12 +21,17 @@ struct snap_out {
 	uint32_t type, instance;
 	const uint8_t *data;
 	size_t len;
+	/* Memory that is private anonymous: a page the process never
+	 * touched (not present, not swapped, per /proc/self/pagemap) is
+	 * zero without reading it (reading would fault each one in). */
+	bool anon;
 };
 
 struct snap_write_stats {
 	uint64_t file_size;		/* logical size */
 	uint64_t data_bytes;		/* bytes written (holes excluded) */
 	uint64_t zero_pages;		/* memory pages left as holes */
+	uint64_t untouched_pages;	/* of which never touched (pagemap) */
 };
 
 /* Creates "<path>.tmp.<pid>" (O_EXCL); fd, or -1 with err.  tmp gets the
@@ -34,9 +39,10 @@ struct snap_write_stats {
 int snap_file_create_tmp(const char *path, char *tmp, char *err,
 			 size_t errlen);
 /* Writes the n sections into fd (a fresh temp file), fsyncs it and renames
- * tmp to path.  0, or -1 with err (tmp is then removed). */
+ * tmp to path.  pagemap_fd: /proc/self/pagemap, or -1.  0, or -1 with err
+ * (tmp is then removed). */
 int snap_file_write(int fd, const char *tmp, const char *path,
-		    const struct snap_out *s, uint32_t n,
+		    const struct snap_out *s, uint32_t n, int pagemap_fd,
 		    struct snap_write_stats *st, char *err, size_t errlen);
 
 struct snap_file {

@@ -91,8 +91,8 @@ void snap_load_order(const struct snap_registry *r, size_t *order)
 				order[k++] = i;
 }
 
-const struct snap_memory *snap_memory_find(const struct snap_registry *r,
-					   uint32_t type, uint32_t instance)
+struct snap_memory *snap_memory_find(const struct snap_registry *r,
+				     uint32_t type, uint32_t instance)
 {
 	for (size_t i = 0; i < r->nmem; i++)
 		if (r->mem[i].type == type && r->mem[i].instance == instance)

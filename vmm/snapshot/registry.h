@@ -47,6 +47,8 @@ struct snap_memory {
 	uint8_t *host;			/* page-aligned */
 	size_t size;			/* page multiple */
 	bool readonly;			/* mapped PROT_READ at restore */
+	bool from_file;			/* mapped from a snapshot (restore):
+					 * an untouched page is not zero */
 };
 
 struct snap_quiesce {
@@ -78,7 +80,7 @@ int snap_quiesce_all(struct snap_registry *r);
 /* The load order: fills order[0..nstate) with state indices. */
 void snap_load_order(const struct snap_registry *r, size_t *order);
 /* The registered memory range of (type, instance), or NULL. */
-const struct snap_memory *snap_memory_find(const struct snap_registry *r,
-					   uint32_t type, uint32_t instance);
+struct snap_memory *snap_memory_find(const struct snap_registry *r,
+				     uint32_t type, uint32_t instance);
 
 #endif

@@ -127,7 +127,7 @@ static int map_memory(struct vm *vm, struct snap_restore *rs)
 
 	for (uint32_t i = 0; i < rs->f.idx.n; i++) {
 		const struct snap_entry *e = &rs->f.idx.e[i];
-		const struct snap_memory *m;
+		struct snap_memory *m;
 
 		if (!(e->flags & SNAP_F_MEMORY))
 			continue;
@@ -145,6 +145,7 @@ static int map_memory(struct vm *vm, struct snap_restore *rs)
 		if (snap_file_map(&rs->f, e, m->host, m->readonly) < 0)
 			return refuse(rs->path, "cannot map %s/%u",
 				      snap_type_name(e->type), e->instance);
+		m->from_file = true;
 		mapped++;
 	}
 	if (mapped != r->nmem)

@@ -14,6 +14,7 @@
 #include "vmm/vm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ struct snapshot {
 	int tmp_fd;			/* the next snapshot's temp file */
 	char tmp[PATH_MAX];
 	int req_fd;			/* eventfd: wakes the main thread */
+	int pagemap_fd;			/* /proc/self/pagemap, or -1 */
 	volatile bool requested;
 	const char *why;
 	size_t matched, marker_len;	/* console marker */
@@ -117,10 +119,14 @@ static int collect(struct vm *vm, struct snap_out *out, struct snap_buf *b,
 					      r->state[i].instance, b[i].p,
 					      b[i].len };
 	}
+	/* The ROM is a file-less private mapping too, but read-only: it is
+	 * read whole (and small). */
 	for (size_t i = 0; i < r->nmem; i++)
 		out[k++] = (struct snap_out){ r->mem[i].type,
 					      r->mem[i].instance,
-					      r->mem[i].host, r->mem[i].size };
+					      r->mem[i].host, r->mem[i].size,
+					      !r->mem[i].from_file &&
+					      !r->mem[i].readonly };
 	*n = k;
 	return 0;
 }
@@ -137,8 +143,8 @@ static int write_snapshot(struct vm *vm, struct snap_write_stats *st)
 
 	if (!out || !b || snap_quiesce_all(r) < 0 || collect(vm, out, b, &n))
 		goto out;
-	if (snap_file_write(s->tmp_fd, s->tmp, vm->cfg->snapshot, out, n, st,
-			    err, sizeof(err)) < 0) {
+	if (snap_file_write(s->tmp_fd, s->tmp, vm->cfg->snapshot, out, n,
+			    s->pagemap_fd, st, err, sizeof(err)) < 0) {
 		fprintf(stderr, "minivmm: snapshot: %s\n", err);
 		goto out;
 	}
@@ -366,6 +372,8 @@ static int prepare_files(struct vm *vm, struct snapshot *s, int *usage)
 		fprintf(stderr, "minivmm: error: --snapshot: %s\n", err);
 		return -1;
 	}
+	/* Opened now: after set-up the sandbox would refuse it. */
+	s->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	*usage = 0;
 	return 0;
 }
@@ -379,6 +387,7 @@ int snapshot_setup(struct vm *vm, int *usage)
 		return -1;
 	vm->snap = s;
 	s->tmp_fd = -1;
+	s->pagemap_fd = -1;
 	snap_buf_init(&s->meta);
 	snap_buf_init(&s->config);
 	snap_pause_init(&s->pause, vm->vcpus, vm->ncpus, &vm->stopping);
@@ -415,6 +424,8 @@ void snapshot_destroy(struct vm *vm)
 	}
 	if (s->req_fd >= 0)
 		close(s->req_fd);
+	if (s->pagemap_fd >= 0)
+		close(s->pagemap_fd);
 	snap_vcpus_free(s->vcpus);
 	snap_buf_free(&s->meta);
 	snap_buf_free(&s->config);
