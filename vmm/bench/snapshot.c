@@ -230,9 +230,14 @@ void bench_run_snapshot(struct bench_run *b)
 
 	memset(&s, 0, sizeof(s));
 	s.b = b;
-	snprintf(s.payload, sizeof(s.payload), "%s", b->exe);
-	*strrchr(s.payload, '/') = 0;
-	strncat(s.payload, "/guests/snapshot.elf",
+	/* Beside the benchmark payload (build/guests/, also for the ASan
+	 * build's binary). */
+	snprintf(s.payload, sizeof(s.payload), "%s", b->payload);
+	if (strrchr(s.payload, '/'))
+		*strrchr(s.payload, '/') = 0;
+	else
+		snprintf(s.payload, sizeof(s.payload), ".");
+	strncat(s.payload, "/snapshot.elf",
 		sizeof(s.payload) - strlen(s.payload) - 1);
 	snprintf(s.snap, sizeof(s.snap), "%s/bench.snap", b->tmp);
 	for (unsigned int i = 0; i < reps; i++) {

@@ -81,6 +81,13 @@ int snap_quiesce_all(struct snap_registry *r)
 	return 0;
 }
 
+void snap_resume_all(struct snap_registry *r)
+{
+	for (size_t i = 0; i < r->nquiesce; i++)
+		if (r->quiesce[i].resume)
+			r->quiesce[i].resume(r->quiesce[i].ctx);
+}
+
 void snap_load_order(const struct snap_registry *r, size_t *order)
 {
 	size_t k = 0;

@@ -24,6 +24,8 @@ enum snap_phase {
 	SNAP_PHASE_MACHINE = 0,	/* irqchip, PIT */
 	SNAP_PHASE_DEVICES,	/* device models, PCI, BAR mappings */
 	SNAP_PHASE_VCPU,	/* registers, MSRs, LAPIC, events */
+	SNAP_PHASE_VCPU_LATE,	/* VMM state derived from a vCPU's (e.g.
+				 * breakpoints re-armed from restored MSRs) */
 	SNAP_PHASE_CLOCK,	/* kvmclock: after the TSCs */
 	SNAP_PHASES
 };
@@ -52,8 +54,12 @@ struct snap_memory {
 };
 
 struct snap_quiesce {
-	/* Finishes in-flight work (vCPUs are parked); 0 or -1. */
+	/* Finishes in-flight work and takes no new work (vCPUs are
+	 * parked); 0, or -1 (the snapshot fails, resume is still called). */
 	int (*quiesce)(void *ctx);
+	/* Takes work again (after the snapshot, whether the run goes on or
+	 * ends); may be NULL. */
+	void (*resume)(void *ctx);
 	void *ctx;
 };
 
@@ -77,6 +83,8 @@ int snap_add_quiesce(struct snap_registry *r, struct snap_quiesce q);
 
 /* Runs every quiesce hook; -1 if one failed. */
 int snap_quiesce_all(struct snap_registry *r);
+/* Runs every resume hook (after snap_quiesce_all, whatever it returned). */
+void snap_resume_all(struct snap_registry *r);
 /* The load order: fills order[0..nstate) with state indices. */
 void snap_load_order(const struct snap_registry *r, size_t *order);
 /* The registered memory range of (type, instance), or NULL. */

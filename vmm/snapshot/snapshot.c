@@ -141,21 +141,24 @@ static int write_snapshot(struct vm *vm, struct snap_write_stats *st)
 	uint32_t n = 0;
 	int rc = -1;
 
-	if (!out || !b || snap_quiesce_all(r) < 0 || collect(vm, out, b, &n))
-		goto out;
-	if (snap_file_write(s->tmp_fd, s->tmp, vm->cfg->snapshot, out, n,
-			    s->pagemap_fd, st, err, sizeof(err)) < 0) {
-		fprintf(stderr, "minivmm: snapshot: %s\n", err);
-		goto out;
+	/* Devices stay quiet until guest memory is in the file too: their
+	 * work writes guest RAM. */
+	if (out && b && snap_quiesce_all(r) == 0 && !collect(vm, out, b, &n)) {
+		if (snap_file_write(s->tmp_fd, s->tmp, vm->cfg->snapshot, out,
+				    n, s->pagemap_fd, st, err, sizeof(err)))
+			fprintf(stderr, "minivmm: snapshot: %s\n", err);
+		else
+			rc = 0;
 	}
-	rc = 0;
-out:
+	snap_resume_all(r);
 	for (size_t i = 0; b && i < r->nstate; i++)
 		snap_buf_free(&b[i]);
 	free(b);
 	free(out);
 	close(s->tmp_fd);
 	s->tmp_fd = -1;
+	if (rc < 0)
+		unlink(s->tmp);
 	return rc;
 }
 
@@ -351,8 +354,11 @@ static int prepare_files(struct vm *vm, struct snapshot *s, int *usage)
 	char err[SNAP_ERR_MAX];
 	struct snap_meta meta;
 
-	if (snap_meta_here(&meta, vm->kvm.sys_fd, err, sizeof(err)) < 0) {
-		fprintf(stderr, "minivmm: error: snapshots: %s\n", err);
+	/* A KVM without what snapshots need only matters to --snapshot:
+	 * the sections stay registered, a restore checks META anyway. */
+	if (snap_meta_here(&meta, vm->kvm.sys_fd, err, sizeof(err)) < 0 &&
+	    vm->cfg->snapshot) {
+		fprintf(stderr, "minivmm: error: --snapshot: %s\n", err);
 		return -1;
 	}
 	s->xsave_size = meta.xsave_size;
