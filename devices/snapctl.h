@@ -13,7 +13,7 @@
  *	0x00c STATUS	 last request: 0 none, 1 snapshot written (the run
  *			 went on), 2 snapshot failed, 3 not armed (no
  *			 --snapshot-at port)
- *	0x010 REQUEST	 write SNAPCTL_REQUEST_MAGIC to ask for a snapshot
+ *	0x010 REQUEST	 write SNAPCTL_REQUEST_MAGIC: take a snapshot
  *	0x014 ENV_LEN	 bytes of ENV
  *	0x018 TAKEN	 snapshots written by this run
  *	0x100 ENV	 "KEY=VALUE\n" lines (--append-env), NUL-padded
@@ -49,7 +49,7 @@ enum snapctl_status {
 };
 
 struct snapctl {
-	uint8_t *page;			/* SNAPCTL_SIZE bytes, page-aligned */
+	uint8_t *page;		/* SNAPCTL_SIZE bytes, page-aligned */
 	void (*request)(void *ctx);	/* the guest asked for a snapshot */
 	void *ctx;
 };

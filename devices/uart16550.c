@@ -239,7 +239,8 @@ void uart_get_state(struct uart *u, struct uart_state *s)
 	*s = (struct uart_state){
 		.ier = u->ier, .lcr = u->lcr, .mcr = u->mcr, .scr = u->scr,
 		.fcr = u->fcr, .dll = u->dll, .dlm = u->dlm,
-		.thre_pending = u->thre_pending, .irq_level = (uint8_t)u->irq_level,
+		.thre_pending = u->thre_pending,
+		.irq_level = (uint8_t)u->irq_level,
 		.rx_head = (uint8_t)u->rx_head, .rx_count = (uint8_t)u->rx_count,
 	};
 	for (unsigned int i = 0; i < UART_RX_FIFO; i++)
