@@ -90,6 +90,18 @@ vm plain-late 60 -c 2 --kernel "$K" --append "cpus=2 late"
 	pass restore-late-same-result ||
 	fail restore-late "result differs from the uninterrupted run"
 
+# RAM above 4 GiB (a second RAM section), trapped ECAM, two buses.
+vm take-big 60 -m 5G --ecam trap --pci-buses 2 --kernel "$K" \
+	--snapshot "$TMP/big.snap" --snapshot-at port
+expect take-big 0 'snapshot: requesting' 'snapshot written'
+vm restore-big 60 --restore "$TMP/big.snap"
+expect restore-big 0 'generation 1' 'guest test-exit 0x0'
+vm plain-big 60 -m 5G --ecam trap --pci-buses 2 --kernel "$K"
+[ -n "$(result plain-big)" ] && [ "$(result plain-big)" = "$(result restore-big)" ] &&
+	pass restore-big-same-result ||
+	fail restore-big "result differs from the uninterrupted run"
+rm -f "$TMP/big.snap"
+
 # Options that agree with the snapshot are fine.
 vm agree 60 --restore "$S" -m 256M -c 2 --ecam ro "${RULES[@]}"
 expect agree 0 'generation 1' 'guest test-exit 0x0'
