@@ -117,21 +117,42 @@ static bool page_zero(struct untouched *u, const struct snap_out *s,
 	       page_is_zero(s->data + page * SNAP_PAGE);
 }
 
+/* crc extended by n zero pages: one crc32_combine per set bit of n,
+ * with the CRCs of 2^k zero pages computed once (a combine per page
+ * would cost 0.3 s for 5 GiB). */
+static uLong crc_zero_pages(uLong crc, size_t n)
+{
+	static const uint8_t zero[SNAP_PAGE];
+	static uLong pow2[64];		/* CRC of 2^k zero pages */
+	static int known;
+
+	if (!known) {
+		pow2[0] = crc32(0, zero, SNAP_PAGE);
+		for (int k = 1; k < 64 - 13; k++)
+			pow2[k] = crc32_combine(pow2[k - 1], pow2[k - 1],
+						(z_off_t)SNAP_PAGE << (k - 1));
+		known = 1;
+	}
+	for (int k = 0; n; k++, n >>= 1)
+		if (n & 1)
+			crc = crc32_combine(crc, pow2[k],
+					    (z_off_t)SNAP_PAGE << k);
+	return crc;
+}
+
 /* Writes the non-zero runs of pages of a memory image; CRC over all. */
 static int write_memory(int fd, const struct snap_out *s, uint64_t off,
 			int pagemap_fd, uint32_t *crc,
 			struct snap_write_stats *st)
 {
 	uLong zcrc = crc32(0, NULL, 0);
-	static const uint8_t zero[SNAP_PAGE];
 	static struct untouched u;	/* main thread only */
-	uLong zero_crc = crc32(0, zero, SNAP_PAGE);
 	size_t i = 0, npages = s->len / SNAP_PAGE;
 
 	u = (struct untouched){ .fd = s->anon ? pagemap_fd : -1,
 				.base = s->data };
 	while (i < npages) {
-		size_t run = 0;
+		size_t run = 0, zeros = 0;
 
 		while (i + run < npages && !page_zero(&u, s, i + run))
 			run++;
@@ -146,10 +167,13 @@ static int write_memory(int fd, const struct snap_out *s, uint64_t off,
 			i += run;
 			continue;
 		}
-		zcrc = crc32_combine(zcrc, zero_crc, SNAP_PAGE);
-		st->zero_pages++;
-		st->untouched_pages += never_touched(&u, i);
-		i++;
+		while (i + zeros < npages && page_zero(&u, s, i + zeros)) {
+			st->untouched_pages += never_touched(&u, i + zeros);
+			zeros++;
+		}
+		zcrc = crc_zero_pages(zcrc, zeros);
+		st->zero_pages += zeros;
+		i += zeros;
 	}
 	*crc = (uint32_t)zcrc;
 	return 0;
