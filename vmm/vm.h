@@ -26,8 +26,10 @@
 #include "vmm/timing.h"
 #include "vmm/vcpu.h"
 #include "vmm/pvm/emulate.h"
+#include "vmm/snapshot/registry.h"
 
 struct pci_vm;
+struct snapshot;
 struct uart;
 
 struct vm {
@@ -48,6 +50,8 @@ struct vm {
 	struct emulate_ctx emulate;
 	void *msr_state;	/* msr/vm.c */
 	struct pci_vm *pci;	/* pci_vm.c */
+	struct snap_registry snap_reg;	/* what snapshots hold */
+	struct snapshot *snap;	/* snapshot/snapshot.c */
 	struct payload payload;
 	struct rom rom;
 	struct vcpu *vcpus;
