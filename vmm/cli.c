@@ -15,7 +15,7 @@ enum long_only {
 	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
 	OPT_DUMP_ACPI, OPT_NO_SANDBOX,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
-	OPT_RESTORE_VERIFY, OPT_APPEND_ENV,
+	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX,
 };
 
 static const struct option options[] = {
@@ -37,6 +37,7 @@ static const struct option options[] = {
 	{ "xen-bar-mtrr", required_argument, NULL, OPT_XEN_BAR_MTRR },
 	{ "dump-acpi",	required_argument, NULL, OPT_DUMP_ACPI },
 	{ "no-sandbox",	no_argument,	   NULL, OPT_NO_SANDBOX },
+	{ "syscall-fix", required_argument, NULL, OPT_SYSCALL_FIX },
 	{ "msr-policy",	required_argument, NULL, OPT_MSR_POLICY },
 	{ "msr",	required_argument, NULL, OPT_MSR },
 	{ "msr-default", required_argument, NULL, OPT_MSR_DEFAULT },
@@ -73,6 +74,9 @@ void cli_usage(FILE *out)
 "  --timing               print boot milestones with host times (stderr)\n"
 "  --no-sandbox           run without the seccomp sandbox (on by default:\n"
 "                         only the system calls a run needs are allowed)\n"
+"  --syscall-fix on|off|auto  complete guest user-mode SYSCALL and int $0x80\n"
+"                         where the host leaves them undone (auto, the\n"
+"                         default: on PVM hosts only)\n"
 "PCI:\n"
 "  --ecam ro|trap|off     ECAM window mapped read-only (default: reads never\n"
 "                         exit), trapped on every access, or absent\n"
@@ -270,6 +274,15 @@ static int parse_snap(struct vmm_config *cfg, int c, const char *v)
 	return -1;
 }
 
+static int parse_syscall_fix(struct vmm_config *cfg, const char *v)
+{
+	static const char *const modes[] = { "auto", "on", "off", NULL };
+	int i = choice("--syscall-fix", v, modes, "expected on, off or auto");
+
+	cfg->syscall_fix = (enum syscall_fix)i;
+	return i < 0 ? -1 : 0;
+}
+
 static int parse_one(struct vmm_config *cfg, int c, const char *v)
 {
 	mark_given(cfg, c);
@@ -308,6 +321,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_MSR_CHECK: cfg->msr_policy_check = v; return 0;
 	case OPT_DUMP_ACPI: cfg->dump_acpi = v; return 0;
 	case OPT_NO_SANDBOX: cfg->sandbox = false; return 0;
+	case OPT_SYSCALL_FIX: return parse_syscall_fix(cfg, v);
 	}
 	return -1;
 }

@@ -22,6 +22,7 @@
 #include "vmm/kvm.h"
 #include "vmm/boot/loader.h"
 #include "vmm/memory.h"
+#include "vmm/msr/observer.h"
 #include "vmm/stats.h"
 #include "vmm/timing.h"
 #include "vmm/vcpu.h"
@@ -49,6 +50,8 @@ struct vm {
 	struct vcpu_exits exits;	/* what the vCPU loops dispatch to */
 	struct emulate_ctx emulate;
 	void *msr_state;	/* msr/vm.c */
+	struct msr_observer msr_observer;	/* set by pvm/syscall.c */
+	void *syscall_state;	/* pvm/syscall.c */
 	struct pci_vm *pci;	/* pci_vm.c */
 	struct snap_registry snap_reg;	/* what snapshots hold */
 	struct snapshot *snap;	/* snapshot/snapshot.c */
