@@ -152,10 +152,11 @@ static void print_stats(void *ctx, FILE *out)
 	struct sc_fix *fx = ctx;
 
 	fprintf(out, "system calls completed by minivmm (--syscall-fix):\n"
-		"  syscall %llu  compat syscall %llu  int $0x80 %llu  faults "
-		"passed on %llu (skipped %llu, single-steps %llu)  re-arms "
-		"%llu  trap targets %llu\n", N(syscalls), N(compat), N(int80),
-		N(passed), N(nop_skips), N(steps), N(rearms), N(traps));
+		"  syscall %llu  compat syscall %llu  int $0x80 %llu  other int "
+		"n %llu  faults passed on %llu (skipped %llu, single-steps "
+		"%llu)  re-arms %llu  trap targets %llu\n", N(syscalls),
+		N(compat), N(int80), N(int_other), N(passed), N(nop_skips),
+		N(steps), N(rearms), N(traps));
 }
 
 static void json_stats(void *ctx, cJSON *root)
@@ -166,6 +167,7 @@ static void json_stats(void *ctx, cJSON *root)
 	cJSON_AddNumberToObject(o, "syscalls", (double)N(syscalls));
 	cJSON_AddNumberToObject(o, "compat_syscalls", (double)N(compat));
 	cJSON_AddNumberToObject(o, "int80", (double)N(int80));
+	cJSON_AddNumberToObject(o, "int_other", (double)N(int_other));
 	cJSON_AddNumberToObject(o, "faults_passed", (double)N(passed));
 	cJSON_AddNumberToObject(o, "nop_skips", (double)N(nop_skips));
 	cJSON_AddNumberToObject(o, "single_steps", (double)N(steps));

@@ -29,6 +29,7 @@ struct sc_counters {
 	atomic_uint_least64_t syscalls;		/* SYSCALL from 64-bit code */
 	atomic_uint_least64_t compat;		/* SYSCALL from 32-bit code */
 	atomic_uint_least64_t int80;		/* int $0x80 entries */
+	atomic_uint_least64_t int_other;	/* other int n entries */
 	atomic_uint_least64_t passed;		/* genuine faults passed on */
 	atomic_uint_least64_t nop_skips;	/* of which by skipping */
 	atomic_uint_least64_t steps;		/* of which by single-step */

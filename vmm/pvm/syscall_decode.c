@@ -121,9 +121,9 @@ uint64_t sc_syscall_rflags(uint64_t user_rflags, uint64_t fmask)
 	return (user_rflags & ~fmask & ~SC_RFLAGS_RF) | SC_RFLAGS_FIXED;
 }
 
-bool sc_is_int80(const uint8_t bytes[2])
+int sc_int_vector(const uint8_t bytes[2])
 {
-	return bytes[0] == 0xcd && bytes[1] == 0x80;
+	return bytes[0] == 0xcd ? bytes[1] : -1;
 }
 
 /* The length of a ModRM operand (ModRM byte included), or 0 if n bytes

@@ -98,8 +98,9 @@ enum sc_landing sc_pf_landing(const struct sc_frame *f, uint64_t cr2,
 /* The RFLAGS SYSCALL leaves: the caller's minus FMASK and RF. */
 uint64_t sc_syscall_rflags(uint64_t user_rflags, uint64_t fmask);
 
-/* True if the two bytes at a #UD from ring 3 are int $0x80 (cd 80). */
-bool sc_is_int80(const uint8_t bytes[2]);
+/* The vector of `int n` (cd nn) if the two bytes at a #UD from ring 3 are
+ * one, else -1. */
+int sc_int_vector(const uint8_t bytes[2]);
 
 /* The error code of a fault raised by delivering through IDT entry vec
  * (IDT bit set, not external). */

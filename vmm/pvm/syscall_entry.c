@@ -70,13 +70,22 @@ static int gate_cs(struct sc_fix *fx, const struct sc_state *st,
  * Enters gate vec from ring 3 as the CPU does: the frame (SS, RSP,
  * RFLAGS, CS, return RIP, and the error code if any) on the gate's stack
  * (the TSS's RSP0, or its IST entry), CS:RIP from the gate, RF, TF, NT
- * and VM cleared, IF too through an interrupt gate.  SS is already the
- * null selector the exception that stopped here loaded.
+ * and VM cleared, IF too through an interrupt gate.  The frame's RFLAGS
+ * has RF set for a fault, clear for int n.  SS is already the null
+ * selector the exception that stopped here loaded.
  */
+struct event {
+	unsigned int vec;
+	uint64_t rip;		/* the return RIP in the frame */
+	bool fault;		/* else int n */
+	bool has_err;
+	uint32_t err;
+};
+
 static int deliver(struct sc_fix *fx, struct vcpu *v, struct sc_state *st,
-		   unsigned int vec, const struct sc_frame *user,
-		   uint64_t ret_rip, bool has_err, uint32_t err)
+		   const struct event *ev, const struct sc_frame *user)
 {
+	unsigned int vec = ev->vec;
 	uint8_t raw[SC_GATE_SIZE];
 	struct sc_gate g;
 	struct kvm_segment cs;
@@ -93,11 +102,12 @@ static int deliver(struct sc_fix *fx, struct vcpu *v, struct sc_state *st,
 	off = g.ist ? TSS_IST1 + 8 * (g.ist - 1) : TSS_RSP0;
 	if (sc_read(fx, st, 0, st->s->tr.base + off, &stack, 8))
 		return -1;
-	if (has_err)
-		q[n++] = err;
-	q[n++] = ret_rip;
+	if (ev->has_err)
+		q[n++] = ev->err;
+	q[n++] = ev->rip;
 	q[n++] = user->cs;
-	q[n++] = user->rflags;
+	q[n++] = ev->fault ? user->rflags | SC_RFLAGS_RF :
+			     user->rflags & ~SC_RFLAGS_RF;
 	q[n++] = user->rsp;
 	q[n++] = user->ss;
 	stack = (stack & ~15ull) - n * 8;
@@ -160,9 +170,10 @@ static bool on_pf(struct sc_fix *fx, struct vcpu *v, struct sc_state *st)
 	if (!(st->s->efer & EFER_SCE)) {
 		/* The CPU raises #UD at the SYSCALL itself (2 bytes before
 		 * the return address in RCX). */
+		struct event ev = { SC_VEC_UD, st->r->rcx - 2, true };
+
 		f.rflags = st->r->r11;
-		if (deliver(fx, v, st, SC_VEC_UD, &f, st->r->rcx - 2, false,
-			    0))
+		if (deliver(fx, v, st, &ev, &f))
 			return pass_on(fx, v, st);
 		atomic_fetch_add(&fx->n.passed, 1);
 		return true;
@@ -170,34 +181,42 @@ static bool on_pf(struct sc_fix *fx, struct vcpu *v, struct sc_state *st)
 	return enter_syscall(fx, v, st, &f, kind);
 }
 
-/* int $0x80 from ring 3 raised #UD here.  Entered through gate 0x80 when
- * the CPU would enter it (present, DPL 3); otherwise the CPU's own fault:
- * #NP for a gate not present, else #GP, with the IDT error code. */
+/* `int n` from ring 3 (int $0x80 for system calls) raised #UD here.
+ * Entered through gate n when the CPU would enter it (present, DPL 3);
+ * otherwise the CPU's own fault: #NP for a gate not present, else #GP,
+ * with the IDT error code. */
 static bool on_ud(struct sc_fix *fx, struct vcpu *v, struct sc_state *st)
 {
 	uint8_t raw[SC_GATE_SIZE], bytes[2];
 	uint16_t limit = st->s->idt.limit;
 	struct sc_frame f;
 	struct sc_gate g = { 0 };
-	unsigned int vec = SC_VEC_GP;
-	uint32_t err = sc_idt_error_code(SC_VEC_INT80);
+	unsigned int fault = SC_VEC_GP;
+	int n;
 
 	if (read_frame(fx, st, false, &f) || (f.cs & 3) != 3 ||
-	    sc_read(fx, st, 3, f.rip, bytes, 2) || !sc_is_int80(bytes))
+	    sc_read(fx, st, 3, f.rip, bytes, 2))
 		return pass_on(fx, v, st);
-	if (SC_VEC_INT80 * SC_GATE_SIZE + SC_GATE_SIZE - 1 <= limit &&
-	    sc_read(fx, st, 0, st->s->idt.base + SC_VEC_INT80 * SC_GATE_SIZE,
-		    raw, sizeof(raw)) == 0)
+	n = sc_int_vector(bytes);
+	if (n < 0)
+		return pass_on(fx, v, st);
+	if ((unsigned int)n * SC_GATE_SIZE + SC_GATE_SIZE - 1 <= limit &&
+	    sc_read(fx, st, 0, st->s->idt.base + n * SC_GATE_SIZE, raw,
+		    sizeof(raw)) == 0)
 		sc_gate_decode(raw, &g);
 	if (sc_gate_usable(&g) && g.dpl == 3) {
-		if (deliver(fx, v, st, SC_VEC_INT80, &f, f.rip + 2, false, 0))
+		struct event ev = { (unsigned int)n, f.rip + 2, false };
+
+		if (deliver(fx, v, st, &ev, &f))
 			return pass_on(fx, v, st);
-		atomic_fetch_add(&fx->n.int80, 1);
+		atomic_fetch_add(n == SC_VEC_INT80 ? &fx->n.int80 :
+				 &fx->n.int_other, 1);
 		return true;
 	}
 	if (!g.present && (g.type == 0xe || g.type == 0xf))
-		vec = SC_VEC_NP;
-	if (deliver(fx, v, st, vec, &f, f.rip, true, err))
+		fault = SC_VEC_NP;
+	if (deliver(fx, v, st, &(struct event){ fault, f.rip, true, true,
+						 sc_idt_error_code(n) }, &f))
 		return pass_on(fx, v, st);
 	atomic_fetch_add(&fx->n.passed, 1);
 	return true;
