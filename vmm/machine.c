@@ -102,6 +102,8 @@ static int add_devices(struct vm *vm)
 			 vm->uart, "uart-com1") < 0 ||
 	    bus_register(&vm->pio, ABI_TEST_EXIT_PORT, 1, &debug_port_ops,
 			 &vm->exit_port, "test-exit") < 0 ||
+	    bus_register(&vm->mmio, ABI_TEST_EXIT_MMIO, 4, &debug_port_ops,
+			 &vm->exit_port, "test-exit-mmio") < 0 ||
 	    bus_register(&vm->pio, ABI_PROGRESS_PORT, 1, &debug_port_ops,
 			 &vm->progress_port, "boot-progress") < 0 ||
 	    bus_register(&vm->pio, ACPI_PM1A_EVT_PORT, ACPI_PM_PORTS_LEN,

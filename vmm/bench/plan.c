@@ -62,11 +62,13 @@ const struct bench_case bench_cases[] = {
 	{ "ramuc_read", 3, "memory", { "default" } },
 	{ "ramuc_write", 3, "memory", { "default" } },
 	{ "ramuc_copy", 3, "memory", { "default" } },
+	{ "syscall", 3, "syscall", { "default" } },
+	{ "int80", 3, "syscall", { "default" } },
 };
 const size_t bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);
 
-const char *const bench_groups[] = { "pci", "exits", "msr", "memory", "boot",
-				     "snapshot", NULL };
+const char *const bench_groups[] = { "pci", "exits", "msr", "memory",
+				     "syscall", "boot", "snapshot", NULL };
 
 const struct bench_config *bench_config_find(const char *name)
 {
@@ -171,8 +173,8 @@ int bench_cases_check(const char *list, char *err, size_t len)
 			known = word_matches(p, l, &bench_cases[i]);
 		if (!known) {
 			snprintf(err, len, "--cases: unknown case or group "
-				 "'%.*s' (groups: pci exits msr memory boot "
-				 "snapshot)",
+				 "'%.*s' (groups: pci exits msr memory "
+				 "syscall boot snapshot)",
 				 (int)(l > 60 ? 60 : l), p);
 			return -1;
 		}
@@ -202,6 +204,9 @@ static const struct {
 	{ "ram_read", 3, "ram_read:3" },
 	{ "pci_cf8_read", 0, "port_pair_rd:0" },
 	{ "pci_cf8_write", 0, "port_pair_wr:0" },
+	/* A completed system call against the exit it costs at least. */
+	{ "syscall", 3, "mmio_read:3" },
+	{ "int80", 3, "mmio_read:3" },
 };
 
 static const char *floor_case(const char *name, int ring, const char *config,

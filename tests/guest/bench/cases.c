@@ -199,6 +199,49 @@ static const char *s_msr_write(struct ctx *c, struct run *r)
 	return msr(c, r, true);
 }
 
+/* ---- system calls: the kernel side returns at once ---------------------- */
+
+#define MSR_EFER	0xc0000080u
+#define MSR_STAR	0xc0000081u
+#define MSR_LSTAR	0xc0000082u
+#define MSR_FMASK	0xc0000084u
+
+void bench_sys_entry(void);
+void bench_int80_entry(void);
+__asm__(".text\n"
+	".globl bench_sys_entry, bench_int80_entry\n"
+	"bench_sys_entry: sysretq\n"
+	"bench_int80_entry: iretq\n");
+
+/* SYSCALL enabled and aimed at bench_sys_entry (FMASK as Linux's: TF, IF,
+ * DF, IOPL, AC, NT); an OS with a user mode sets this up, and a VMM
+ * completing system calls may wait for it. */
+static void sys_setup(void)
+{
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | 1);
+	wrmsr(MSR_STAR, (uint64_t)GUEST_KERNEL_DS << 48 |
+			(uint64_t)GUEST_KERNEL_CS << 32);
+	wrmsr(MSR_LSTAR, (uintptr_t)bench_sys_entry);
+	wrmsr(MSR_FMASK, 0x47700);
+}
+
+static const char *s_syscall(struct ctx *c, struct run *r)
+{
+	(void)c;
+	sys_setup();
+	r->loop = bench_loop_syscall;
+	return NULL;
+}
+
+static const char *s_int80(struct ctx *c, struct run *r)
+{
+	(void)c;
+	sys_setup();
+	trap_set_gate(0x80, bench_int80_entry, 3, false);
+	r->loop = bench_loop_int80;
+	return NULL;
+}
+
 static loop_fn bw_loop(const char *name)
 {
 	const char *kind = name + strlen(name) - 4;
@@ -296,6 +339,8 @@ static const struct bcase {
 	{ "ramuc_read", 3, s_ramuc },
 	{ "ramuc_write", 3, s_ramuc },
 	{ "ramuc_copy", 3, s_ramuc },
+	{ "syscall", 3, s_syscall },
+	{ "int80", 3, s_int80 },
 };
 
 /* "all", or a comma list of NAME (every ring) and NAME:RING words. */
