@@ -103,6 +103,8 @@ static const unsigned long ioctls[] = {
 	/* emulate.c: completing instructions the host's emulator rejects */
 	KVM_SET_REGS, KVM_SET_SREGS, KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS,
 	KVM_GET_FPU,
+	/* report.c: where each vCPU stands when a run times out */
+	KVM_GET_MP_STATE,
 	/* pvm/syscall.c: breakpoints on the guest's #PF and #UD handlers */
 	KVM_SET_GUEST_DEBUG,
 	TCGETS, TCSETS, TCSETSW, TCSETSF,
