@@ -83,6 +83,20 @@ jcheck off-stats off 'f == {}'
 vm on 60 --kernel "$GUESTS/syscall.elf" --syscall-fix on
 expect on 0 'syscall: 0 failure'
 
+# A snapshot taken after the first system call resumes with the
+# completion in place (targets and breakpoints come back with the vCPUs);
+# a restore without the completion is refused by name.
+vm snap-take 60 --kernel "$GUESTS/syscall.elf" --snapshot "$TMP/sc.snap" \
+	--snapshot-at "console:syscall: handler CS"
+expect snap-take 0 '' 'snapshot written'
+vm snap-restore 60 --restore "$TMP/sc.snap" --stats-json "$TMP/snap-restore.json"
+expect snap-restore 0 'syscall: 0 failure' 'guest test-exit 0x0'
+fix snap-restore-stats snap-restore 'f["syscalls"] == 100 and f["rearms"] >= 1'
+if [ $PVM = yes ]; then
+	vm snap-off 60 --restore "$TMP/sc.snap" --syscall-fix off
+	expect snap-off 2 '' 'no device for \(syscall-fix/0\)'
+fi
+
 # The MSR policy still decides: a denied LSTAR write faults and changes
 # nothing; an emulated one never reaches KVM; an allowed one reads back as
 # written whatever KVM holds.

@@ -2,8 +2,9 @@
 /*
  * syscall_smp: every vCPU in ring 3 making system calls at the same time,
  * as a multi-threaded program does.  With cpus=N (N = minivmm's -c) the
- * BSP starts the APs (INIT/SIPI to all but itself, a real-mode trampoline
- * to long mode); each CPU gets its own GDT and TSS (its own ring-0 stack),
+ * BSP starts the APs one by one (lib/ap.h: INIT/SIPI, a real-mode
+ * trampoline to long mode; each moves to its own stack at once, freeing
+ * the library's); each CPU gets its own GDT and TSS (its own ring-0 stack),
  * shares the IDT, programs its own EFER.SCE, STAR, LSTAR and FMASK, and
  * enters ring 3.  Once all are there, each makes iters=K pairs of SYSCALL
  * and int $0x80 (default 200), checks every result, and leaves ring 3
@@ -11,6 +12,7 @@
  * they run at CPL 0.  Status 0 if every CPU arrived and every call came
  * back right, 1 plus FAIL lines otherwise.
  */
+#include "lib/ap.h"
 #include "lib/guest.h"
 
 #define MSR_EFER	0xc0000080
@@ -23,13 +25,6 @@
 #define ITERS_DEFAULT	200
 #define STACK_SIZE	8192
 #define WAIT_TSC	(1ull << 34)	/* some seconds: a safety net */
-
-/* The AP starts in real mode at AP_TRAMP (SIPI vector AP_TRAMP >> 12),
- * RAM this payload owns (see msr.c). */
-#define AP_TRAMP	0x70000u
-#define ICR_LO		0xfee00300u
-#define ICR_INIT_ALL	0x000c4500u	/* INIT, all but self */
-#define ICR_SIPI_ALL	0x000c4600u	/* start-up, all but self */
 
 struct __attribute__((packed)) tss64 {
 	uint32_t reserved0;
@@ -54,64 +49,27 @@ struct cpu {
 };
 
 static struct cpu cpus[MAX_CPUS] __attribute__((aligned(64)));
-static uint8_t boot_stacks[MAX_CPUS][STACK_SIZE] __attribute__((aligned(16)));
+static uint8_t ap_stacks[MAX_CPUS][STACK_SIZE] __attribute__((aligned(16)));
 static struct desc_ptr bsp_idt;
 
 /* Per CPU, indexed by the CPU number the user code keeps in RDI. */
 uint64_t saved_rsp[MAX_CPUS], sys_calls[MAX_CPUS], int_calls[MAX_CPUS];
 uint64_t bad_cs[MAX_CPUS], user_bad[MAX_CPUS];
-uint64_t iters = ITERS_DEFAULT, boot_stacks_base;
-volatile uint32_t ap_ticket, ready, done, go;
+uint64_t iters = ITERS_DEFAULT;
+volatile uint32_t moved, ready, done, go;
 
-extern const char ap_tramp_start[], ap_tramp_gdt[], ap_tramp_cr3[],
-	ap_tramp_end[], smp_sys_entry[], smp_int80[];
-void ap_main(uint32_t idx);
+extern const char smp_sys_entry[], smp_int80[];
+void ap_run(uint64_t idx);
 void smp_enter_user(uint64_t idx, void *stack_top);
+void smp_on_stack(uint64_t idx, void *stack_top, void (*fn)(uint64_t));
 
 __asm__(
 	"	.pushsection .text\n"
-	"	.code16\n"
-	"	.globl ap_tramp_start, ap_tramp_gdt, ap_tramp_cr3, ap_tramp_end\n"
-	"ap_tramp_start:\n"
-	"	cli\n"
-	"	movw %cs, %ax\n"
-	"	movw %ax, %ds\n"
-	"	lgdtl ap_tramp_gdt - ap_tramp_start\n"
-	"	movl ap_tramp_cr3 - ap_tramp_start, %eax\n"
-	"	movl %eax, %cr3\n"
-	"	movl %cr4, %eax\n"
-	"	orl $0x20, %eax\n"		/* PAE */
-	"	movl %eax, %cr4\n"
-	"	movl $0xc0000080, %ecx\n"	/* EFER.LME */
-	"	rdmsr\n"
-	"	orl $0x100, %eax\n"
-	"	wrmsr\n"
-	"	movl %cr0, %eax\n"
-	"	andl $0x9fffffff, %eax\n"	/* caches on */
-	"	orl $0x80000001, %eax\n"	/* PG, PE */
-	"	movl %eax, %cr0\n"
-	"	ljmpl $0x08, $ap_entry64\n"
-	"	.p2align 2\n"
-	"ap_tramp_gdt: .word 0\n"
-	"	.long 0\n"
-	"ap_tramp_cr3: .long 0\n"
-	"ap_tramp_end:\n"
-	"	.code64\n"
-	/* A ticket gives each AP its number (1..) and boot stack. */
-	"ap_entry64:\n"
-	"	movl $0x10, %eax\n"
-	"	movl %eax, %ds\n"
-	"	movl %eax, %es\n"
-	"	movl %eax, %ss\n"
-	"	movl $1, %eax\n"
-	"	lock xaddl %eax, ap_ticket(%rip)\n"
-	"	incl %eax\n"
-	"	movl %eax, %edi\n"
-	"	incl %eax\n"
-	"	imull $" "8192" ", %eax\n"
-	"	movq boot_stacks_base(%rip), %rsp\n"
-	"	addq %rax, %rsp\n"
-	"	call ap_main\n"
+	/* smp_on_stack(idx, stack_top, fn): fn(idx) on another stack. */
+	"	.globl smp_on_stack\n"
+	"smp_on_stack:\n"
+	"	movq %rsi, %rsp\n"
+	"	call *%rdx\n"
 	"1:	cli\n"
 	"	hlt\n"
 	"	jmp 1b\n"
@@ -183,8 +141,6 @@ __asm__(
 	"	iretq\n"
 	"	.popsection\n");
 
-_Static_assert(STACK_SIZE == 8192, "ap_entry64 hard-codes the stack size");
-
 extern uint64_t guest_gdt[];
 
 /* Own GDT (the library's segments, then this CPU's TSS), the shared IDT,
@@ -211,31 +167,21 @@ static void cpu_setup(uint32_t idx)
 	wrmsr(MSR_FMASK, FMASK);
 }
 
-void ap_main(uint32_t idx)
+/* On the AP's own stack: the library's is free for the next AP. */
+void ap_run(uint64_t idx)
 {
-	if (idx >= MAX_CPUS)
-		return;
-	cpu_setup(idx);
+	__atomic_fetch_add(&moved, 1, __ATOMIC_SEQ_CST);
+	cpu_setup((uint32_t)idx);
 	__atomic_fetch_add(&ready, 1, __ATOMIC_SEQ_CST);
 	smp_enter_user(idx, cpus[idx].ustack + STACK_SIZE);
 	__atomic_fetch_add(&done, 1, __ATOMIC_SEQ_CST);
 }
 
-static void start_aps(void)
+static void ap_main(void *arg)
 {
-	uint8_t *t = (uint8_t *)(uintptr_t)AP_TRAMP;
-	struct desc_ptr gdt;
-	uint32_t cr3 = (uint32_t)read_cr3();
+	uint64_t idx = (uintptr_t)arg;
 
-	memcpy(t, ap_tramp_start, ap_tramp_end - ap_tramp_start);
-	__asm__ volatile("sgdt %0" : "=m"(gdt));
-	memcpy(t + (ap_tramp_gdt - ap_tramp_start), &gdt, 6);
-	memcpy(t + (ap_tramp_cr3 - ap_tramp_start), &cr3, 4);
-	boot_stacks_base = (uintptr_t)boot_stacks - STACK_SIZE;
-	mmio_write32(0xfee000f0, mmio_read32(0xfee000f0) | 0x100);
-	mmio_write32(ICR_LO, ICR_INIT_ALL);
-	for (int i = 0; i < 2; i++)
-		mmio_write32(ICR_LO, ICR_SIPI_ALL | AP_TRAMP >> 12);
+	smp_on_stack(idx, ap_stacks[idx] + STACK_SIZE, ap_run);
 }
 
 /* Waits (ring 0) until *n reaches want or the safety net runs out. */
@@ -267,8 +213,11 @@ int payload_main(const struct hvm_start_info *si)
 			(uint64_t)GUEST_KERNEL_CS << 32);
 	wrmsr(MSR_LSTAR, (uint64_t)(uintptr_t)smp_sys_entry);
 	wrmsr(MSR_FMASK, FMASK);
-	if (aps)
-		start_aps();
+	for (uint32_t i = 1; i <= aps; i++) {
+		ap_start(i, ap_main, (void *)(uintptr_t)i);
+		if (!check(wait_for(&moved, i) == i, "AP %u never ran", i))
+			break;
+	}
 	check(wait_for(&ready, aps) == aps, "%u of %u APs reached ring 3",
 	      ready, aps);
 	go = 1;

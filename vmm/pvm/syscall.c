@@ -6,6 +6,7 @@
 #include "vmm/pvm/syscall_cpu.h"
 #include "vmm/pvm/syscall_entry.h"
 #include "vmm/msr/exit.h"
+#include "vmm/snapshot/registry.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
@@ -177,6 +178,75 @@ static void json_stats(void *ctx, cJSON *root)
 
 #undef N
 
+/* --- snapshots --------------------------------------------------------- */
+
+/* A vCPU's section: what the guest wrote to LSTAR, CSTAR, STAR, FMASK,
+ * then what KVM holds for LSTAR and CSTAR (its own MSRs are the vCPU
+ * section's), u64 each. */
+struct snap_ctx {
+	struct sc_fix *fx;
+	unsigned int id;
+};
+
+static int snap_save(void *ctx, struct snap_buf *out)
+{
+	const struct snap_ctx *s = ctx;
+	const struct sc_cpu *c = &s->fx->cpu[s->id];
+	const uint64_t v[] = { c->lstar, c->cstar, c->star, c->fmask,
+			       c->hw_lstar, c->hw_cstar };
+
+	for (size_t i = 0; i < 6; i++)
+		snap_put_u64(out, v[i]);
+	return 0;
+}
+
+/* After the vCPU's registers and MSRs: the breakpoints go back on the
+ * handlers its IDT names. */
+static int snap_load(void *ctx, const uint8_t *data, size_t len, char *err,
+		     size_t errlen)
+{
+	const struct snap_ctx *s = ctx;
+	struct sc_cpu *c = &s->fx->cpu[s->id];
+	struct vcpu *v = &s->fx->vcpus[s->id];
+	uint64_t *dst[] = { &c->lstar, &c->cstar, &c->star, &c->fmask,
+			    &c->hw_lstar, &c->hw_cstar };
+	struct sc_state st = { .r = &st.rbuf, .s = &st.sbuf };
+	struct snap_rd r;
+
+	snap_rd_init(&r, data, len);
+	for (size_t i = 0; i < 6; i++)
+		*dst[i] = snap_get_u64(&r);
+	if (!snap_rd_done(&r)) {
+		snprintf(err, errlen, "malformed section");
+		return -1;
+	}
+	c->pf_handler = c->ud_handler = 0;
+	if (ioctl(v->fd, KVM_GET_REGS, st.r) < 0 ||
+	    ioctl(v->fd, KVM_GET_SREGS, st.s) < 0 ||
+	    sc_update_arming(s->fx, v, &st, true) < 0) {
+		snprintf(err, errlen, "cannot re-arm the breakpoints: %s",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int register_snapshot(struct vm *vm, struct sc_fix *fx)
+{
+	struct snap_ctx *ctx = calloc(vm->ncpus, sizeof(*ctx));
+
+	fx->snap = ctx;
+	for (unsigned int i = 0; ctx && i < vm->ncpus; i++) {
+		struct snap_state_ops o = { SNAP_SEC_SYSCALL, i,
+			SNAP_PHASE_VCPU_LATE, snap_save, snap_load, &ctx[i] };
+
+		ctx[i] = (struct snap_ctx){ fx, i };
+		if (snap_add_state(&vm->snap_reg, &o) < 0)
+			return -1;
+	}
+	return ctx ? 0 : -1;
+}
+
 /* --- set-up ------------------------------------------------------------ */
 
 void syscall_fix_prepare(struct vm *vm)
@@ -246,6 +316,8 @@ int syscall_fix_install(struct vm *vm)
 			vm->vcpus[i].run->kvm_valid_regs =
 				KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS;
 	}
+	if (register_snapshot(vm, fx) < 0)
+		return -1;
 	vm->msr_observer.ctx = fx;
 	vm->exits.debug = (struct vcpu_hook){ debug_exit, fx };
 	if (fx->sync_regs)
@@ -264,6 +336,7 @@ void syscall_fix_destroy(struct vm *vm)
 
 	if (!fx)
 		return;
+	free(fx->snap);
 	free(fx->cpu);
 	free(fx);
 	vm->syscall_state = NULL;

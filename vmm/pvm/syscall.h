@@ -39,7 +39,8 @@
  * VMs where the fix runs).  The guest's own use of debug registers is
  * overridden while breakpoints are armed.  A guest that switches its IDT
  * to other handlers and makes a system call before any exit of that vCPU
- * would still see the raw fault.
+ * would still see the raw fault.  Snapshots carry each vCPU's targets
+ * (section "syscall-fix"); a restore re-arms from the restored IDT.
  */
 #ifndef MINIVMM_SYSCALL_H
 #define MINIVMM_SYSCALL_H

@@ -60,6 +60,7 @@ struct sc_fix {
 	bool sync_regs;		/* KVM_CAP_SYNC_REGS: registers in kvm_run */
 	uint32_t step_flags;	/* extra KVM_GUESTDBG_* for single steps */
 	struct sc_counters n;
+	void *snap;		/* syscall.c's snapshot contexts */
 };
 
 /* The guest state of the current exit. */
