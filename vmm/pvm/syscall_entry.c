@@ -25,12 +25,15 @@ static bool pass_on(struct sc_fix *fx, struct vcpu *v, struct sc_state *st)
 	uint8_t buf[INSN_MAX_LEN];
 	unsigned int len;
 	enum sc_first_insn k = SC_STEP;
-	size_t n;
+	size_t n = sizeof(buf), to_end = 4096 - (st->r->rip & 4095);
 
 	atomic_fetch_add(&fx->n.passed, 1);
-	for (n = sizeof(buf); n; n--)	/* the bytes up to a page end */
-		if (sc_read(fx, st, 0, st->r->rip, buf, n) == 0)
-			break;
+	/* All of it, or what the handler's page holds. */
+	if (sc_read(fx, st, 0, st->r->rip, buf, n) < 0) {
+		n = to_end < n ? to_end : 0;
+		if (n && sc_read(fx, st, 0, st->r->rip, buf, n) < 0)
+			n = 0;
+	}
 	if (n)
 		k = sc_first_insn(buf, n, &len);
 	if (k == SC_STEP)

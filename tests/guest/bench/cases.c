@@ -213,33 +213,38 @@ __asm__(".text\n"
 	"bench_sys_entry: sysretq\n"
 	"bench_int80_entry: iretq\n");
 
-/* SYSCALL enabled and aimed at bench_sys_entry (FMASK as Linux's: TF, IF,
- * DF, IOPL, AC, NT); an OS with a user mode sets this up, and a VMM
+/* SYSCALL enabled and aimed at bench_sys_entry through a mapping ring 3
+ * cannot use, as an OS maps its entry code (FMASK as Linux's: TF, IF, DF,
+ * IOPL, AC, NT); an OS with a user mode sets this up, and a VMM
  * completing system calls may wait for it. */
-static void sys_setup(void)
+static const char *sys_setup(struct ctx *c)
 {
+	uint64_t pa = (uintptr_t)bench_sys_entry, base = pa & ~0x1fffffull;
+	uint64_t va = map_supervisor(base, 0x200000);
+
+	if (!va)
+		return "no-mapping-room";
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | 1);
 	wrmsr(MSR_STAR, (uint64_t)GUEST_KERNEL_DS << 48 |
 			(uint64_t)GUEST_KERNEL_CS << 32);
-	wrmsr(MSR_LSTAR, (uintptr_t)bench_sys_entry);
+	wrmsr(MSR_LSTAR, va + (pa - base));
 	wrmsr(MSR_FMASK, 0x47700);
+	gsnprintf(c->extra, sizeof(c->extra), "lstar=%#llx",
+		  (unsigned long long)(va + (pa - base)));
+	return NULL;
 }
 
 static const char *s_syscall(struct ctx *c, struct run *r)
 {
-	(void)c;
-	sys_setup();
 	r->loop = bench_loop_syscall;
-	return NULL;
+	return sys_setup(c);
 }
 
 static const char *s_int80(struct ctx *c, struct run *r)
 {
-	(void)c;
-	sys_setup();
 	trap_set_gate(0x80, bench_int80_entry, 3, false);
 	r->loop = bench_loop_int80;
-	return NULL;
+	return sys_setup(c);
 }
 
 static loop_fn bw_loop(const char *name)
