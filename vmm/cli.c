@@ -13,7 +13,7 @@ enum long_only {
 	OPT_CONSOLE, OPT_STATS, OPT_STATS_JSON, OPT_TIMING, OPT_VERSION,
 	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
 	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
-	OPT_DUMP_ACPI, OPT_NO_SANDBOX,
+	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_DISK, OPT_RNG,
 };
 
 static const struct option options[] = {
@@ -35,6 +35,8 @@ static const struct option options[] = {
 	{ "xen-bar-mtrr", required_argument, NULL, OPT_XEN_BAR_MTRR },
 	{ "dump-acpi",	required_argument, NULL, OPT_DUMP_ACPI },
 	{ "no-sandbox",	no_argument,	   NULL, OPT_NO_SANDBOX },
+	{ "disk",	required_argument, NULL, OPT_DISK },
+	{ "rng",	no_argument,	   NULL, OPT_RNG },
 	{ "msr-policy",	required_argument, NULL, OPT_MSR_POLICY },
 	{ "msr",	required_argument, NULL, OPT_MSR },
 	{ "msr-default", required_argument, NULL, OPT_MSR_DEFAULT },
@@ -74,6 +76,10 @@ void cli_usage(FILE *out)
 "  --xen-bar-mtrr wb|uc   firmware keeps its BAR write-back (default) or\n"
 "                         uncacheable like hvmloader before Xen 4.21\n"
 "  --dump-acpi DIR        at exit, write the guest's ACPI tables to DIR\n"
+"Devices (virtio-pci):\n"
+"  --disk PATH[,ro][,serial=S]  virtio-blk over a raw image (repeatable, up\n"
+"                         to 8); ro: read-only; S: up to 20 bytes\n"
+"  --rng                  virtio-rng fed from the host's getrandom()\n"
 "MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see README):\n"
 "  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
 "                         xen-relaxed|therm-compat\n"
@@ -194,6 +200,56 @@ static int parse_pci(struct vmm_config *cfg, int c, const char *v)
 	return -1;
 }
 
+/* One ",word" of --disk after the path. */
+static int disk_word(struct disk_opt *d, const char *v, const char *w,
+		     size_t l)
+{
+	if (l == 2 && !strncmp(w, "ro", 2)) {
+		d->ro = true;
+		return 0;
+	}
+	if (l >= 7 && !strncmp(w, "serial=", 7)) {
+		if (l - 7 > CLI_SERIAL_MAX)
+			return bad("--disk", v, "serial is longer than 20 "
+				   "bytes");
+		memcpy(d->serial, w + 7, l - 7);
+		d->serial[l - 7] = 0;
+		d->has_serial = true;
+		return 0;
+	}
+	fprintf(stderr, "minivmm: error: --disk '%s': unknown option "
+		"'%.*s' (expected ro or serial=S)\n", v, (int)l, w);
+	return -1;
+}
+
+/* PATH[,ro][,serial=S]: the path is everything before the first comma. */
+static int parse_disk(struct vmm_config *cfg, const char *v)
+{
+	const char *comma = strchr(v, ',');
+	size_t plen = comma ? (size_t)(comma - v) : strlen(v);
+	struct disk_opt *d;
+
+	if (cfg->ndisks == CLI_MAX_DISKS)
+		return bad("--disk", v, "at most 8 disks");
+	if (plen == 0)
+		return bad("--disk", v, "expected PATH[,ro][,serial=S]");
+	if (plen >= CLI_PATH_MAX)
+		return bad("--disk", v, "path too long");
+	d = &cfg->disks[cfg->ndisks];
+	memset(d, 0, sizeof(*d));
+	memcpy(d->path, v, plen);
+	while (comma) {
+		const char *w = comma + 1, *end = strchr(w, ',');
+		size_t l = end ? (size_t)(end - w) : strlen(w);
+
+		if (disk_word(d, v, w, l) < 0)
+			return -1;
+		comma = end;
+	}
+	cfg->ndisks++;
+	return 0;
+}
+
 static int parse_one(struct vmm_config *cfg, int c, const char *v)
 {
 	if (c >= OPT_ECAM && c <= OPT_XEN_BAR_MTRR)
@@ -229,6 +285,8 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_MSR_CHECK: cfg->msr_policy_check = v; return 0;
 	case OPT_DUMP_ACPI: cfg->dump_acpi = v; return 0;
 	case OPT_NO_SANDBOX: cfg->sandbox = false; return 0;
+	case OPT_DISK: return parse_disk(cfg, v);
+	case OPT_RNG: cfg->rng = true; return 0;
 	}
 	return -1;
 }

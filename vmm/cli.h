@@ -16,6 +16,17 @@ enum ecam_mode { ECAM_RO, ECAM_TRAP, ECAM_OFF };
 enum xen_bar_mtrr { XEN_BAR_WB, XEN_BAR_UC };
 
 #define CLI_MAX_MSR_RULES	64
+#define CLI_MAX_DISKS		8
+#define CLI_SERIAL_MAX		20	/* virtio-blk ID bytes */
+#define CLI_PATH_MAX		4096
+
+/* --disk PATH[,ro][,serial=S] */
+struct disk_opt {
+	char path[CLI_PATH_MAX];
+	bool ro;
+	bool has_serial;
+	char serial[CLI_SERIAL_MAX + 1];
+};
 
 struct vmm_config {
 	const char *firmware;		/* NULL: the one built with us */
@@ -44,6 +55,10 @@ struct vmm_config {
 	const char *msr_policy_check;	/* print table and exit */
 	bool sandbox;
 	const char *dump_acpi;
+	/* virtio */
+	struct disk_opt disks[CLI_MAX_DISKS];
+	unsigned int ndisks;
+	bool rng;
 };
 
 enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_ERROR };

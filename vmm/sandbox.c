@@ -70,6 +70,11 @@ static const int stats_json_calls[] = {
 static const int dump_acpi_calls[] = {
 	SCMP_SYS(openat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat),
 };
+/* virtio-blk's device threads: image I/O, discard and write zeroes. */
+static const int disk_calls[] = {
+	SCMP_SYS(preadv), SCMP_SYS(pwritev), SCMP_SYS(pwrite64),
+	SCMP_SYS(fallocate),
+};
 
 #ifdef SANITIZER_BUILD
 static const int sanitizer_calls[] = {
@@ -91,6 +96,8 @@ static const unsigned long ioctls[] = {
 	/* emulate.c: completing instructions the host's emulator rejects */
 	KVM_SET_REGS, KVM_SET_SREGS, KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS,
 	KVM_GET_FPU,
+	/* virtio: notify bindings follow BAR moves; MSI-X vector routes */
+	KVM_IOEVENTFD, KVM_SET_GSI_ROUTING,
 	TCGETS, TCSETS, TCSETSW, TCSETSF,
 };
 
@@ -193,7 +200,8 @@ static scmp_filter_ctx build(const struct vmm_config *cfg)
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) < 0 ||
 	    ALLOW_ALL(ctx, always) < 0 || add_narrow(ctx) < 0 ||
 	    (cfg->stats_json && ALLOW_ALL(ctx, stats_json_calls) < 0) ||
-	    (cfg->dump_acpi && ALLOW_ALL(ctx, dump_acpi_calls) < 0)) {
+	    (cfg->dump_acpi && ALLOW_ALL(ctx, dump_acpi_calls) < 0) ||
+	    (cfg->ndisks && ALLOW_ALL(ctx, disk_calls) < 0)) {
 		seccomp_release(ctx);
 		return NULL;
 	}
