@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "devices/virtio/spec.h"
+#include "firmware/lib/pci_regs.h"
 
 #define GV_MAX_QUEUES	4
 
