@@ -191,8 +191,8 @@ static int walk_chain(struct vq *q, struct vq_chain *c, uint16_t head)
 	for (;;) {
 		if (i >= w.n)
 			return fail(q, "descriptor index out of range");
-		if (++w.steps > w.max_steps || ++total > VQ_CHAIN_MAX)
-			return fail(q, "descriptor chain loops or is too long");
+		if (++w.steps > w.max_steps)
+			return fail(q, "descriptor chain loops");
 		read_desc(w.table, i, &d);
 		if (d.flags & VIRTQ_DESC_F_INDIRECT) {
 			if (enter_indirect(q, &w, &d) < 0)
@@ -200,6 +200,9 @@ static int walk_chain(struct vq *q, struct vq_chain *c, uint16_t head)
 			i = 0;
 			continue;
 		}
+		/* Buffers, not table pointers, fill c->iov. */
+		if (++total > VQ_CHAIN_MAX)
+			return fail(q, "descriptor chain too long");
 		if (add_buffer(q, c, &d) < 0)
 			return VQ_ERROR;
 		if (!(d.flags & VIRTQ_DESC_F_NEXT))

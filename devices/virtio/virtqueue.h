@@ -10,9 +10,10 @@
  *
  * What a hostile driver cannot do here: make the device read or write
  * outside guest RAM (every ring part and every buffer is translated with
- * its full length), loop it forever (a chain may take at most
- * min(size, VQ_CHAIN_MAX) steps in the descriptor table and at most the
- * entry count of an indirect table there), or make it trust a value twice
+ * its full length), loop it forever (a chain may take at most size steps
+ * in the descriptor table and at most the entry count of an indirect
+ * table there, and hold at most VQ_CHAIN_MAX buffers), or make it trust a
+ * value twice
  * (each descriptor is copied once, then checked).  A malformed ring marks
  * the queue broken: vq_pop() then refuses everything until a reset, and
  * the transport reports DEVICE_NEEDS_RESET.
