@@ -15,6 +15,7 @@
  *   repeat=R (1..100, default 5)  target-ms=MS per repeat (default 20)
  *   msr=IDX (default 0xc0000102, KERNEL_GS_BASE)  msr-value=V (default 0)
  *   bw-bytes=N bandwidth buffer (default 1 MiB)  bar1-at=ADDR fallback
+ * The blk_* cases drive the first virtio-blk function (bench/blk.c).
  *
  * One translation unit (guest.mk builds one object per payload): the
  * parts under bench/ and the shared statistics are included below.
@@ -25,6 +26,7 @@
 #include "bench/platform.c"
 #include "bench/memtype.c"
 #include "bench/run.c"
+#include "bench/blk.c"
 #include "bench/cases.c"
 
 #define DEFAULT_MSR	0xc0000102u
