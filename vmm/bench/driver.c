@@ -10,6 +10,7 @@
  * options of each configuration).
  */
 #include "vmm/bench/floor.h"
+#include "vmm/bench/hostio.h"
 #include "vmm/bench/plan.h"
 #include "vmm/bench/run.h"
 #include "vmm/bench/stats.h"
@@ -115,7 +116,8 @@ static int run_vmm(struct bench_run *b, const struct bench_config *c,
 	argv[n++] = "--timeout";
 	argv[n++] = timeout;
 	for (int i = 0; c->args[i]; i++)
-		argv[n++] = (char *)c->args[i];
+		argv[n++] = strcmp(c->args[i], BENCH_DISK_ARG) ?
+			    (char *)c->args[i] : b->disk;
 	argv[n] = NULL;
 	unlink(b->stats);
 	ret = bench_exec(argv, BENCH_VMM_TIMEOUT_S + 30, out);
@@ -166,9 +168,16 @@ static void run_case(struct bench_run *b, const struct bench_case *k,
 
 	snprintf(word, sizeof(word), "%s:%d", k->name, k->ring);
 	bench_progress(b, word, c->name);
-	if (bench_floor_for(k->name, k->ring, c->name, strstr(c->name, "trap"),
-			    x->floor_case, sizeof(x->floor_case)))
+	if (bench_is_blk(k->name) && !b->o.no_floor &&
+	    bench_hostio(b, k->name, &s) == 0) {
+		snprintf(x->floor_case, sizeof(x->floor_case), "%s:%d",
+			 k->name, k->ring);
+		x->floor_ns = s.median_ns;
+	} else if (bench_floor_for(k->name, k->ring, c->name,
+				   strstr(c->name, "trap"), x->floor_case,
+				   sizeof(x->floor_case))) {
 		x->floor_ns = bench_paired_floor(b, x->floor_case);
+	}
 	if (run_vmm(b, c, word, &ch, &ex) < 0 && !ch.out) {
 		bench_fail_row(x, &ch, "minivmm run");
 		goto out;
@@ -266,6 +275,7 @@ static unsigned int count_steps(const struct bench_run *b, bool *used)
 
 		if (!bench_case_selected(b->o.cases, k))
 			continue;
+		n += bench_is_blk(k->name) && !b->o.no_floor;	/* host row */
 		for (int j = 0; k->configs[j]; j++, n++)
 			used[config_index(bench_config_find(k->configs[j]))] =
 				true;
@@ -279,9 +289,19 @@ static unsigned int count_steps(const struct bench_run *b, bool *used)
 	return n + (b->o.peer_qemu ? 1 : 0);
 }
 
+static bool any_blk(const struct bench_run *b)
+{
+	for (size_t i = 0; i < bench_ncases; i++)
+		if (bench_is_blk(bench_cases[i].name) &&
+		    bench_case_selected(b->o.cases, &bench_cases[i]))
+			return true;
+	return false;
+}
+
 static void cleanup(struct bench_run *b)
 {
 	if (b->tmp[0] && strcmp(b->tmp, "/tmp/minivmm-bench-XXXXXX")) {
+		bench_disk_remove(b);
 		unlink(b->stats);
 		rmdir(b->tmp);
 	}
@@ -306,8 +326,14 @@ int bench_main(int argc, char **argv)
 	b.steps = count_steps(&b, used);
 	b.host.repeats = b.o.repeat;
 	bench_host_describe(&b.host);
+	if (any_blk(&b) && bench_disk_prepare(&b) < 0) {
+		cleanup(&b);
+		return 1;
+	}
 	if (!b.o.no_floor)
 		bench_run_floor(&b);
+	if (!b.o.no_floor && any_blk(&b))
+		bench_run_hostio(&b);
 	if (bench_boot_selected(b.o.cases))
 		run_boot(&b);
 	for (size_t i = 0; i < bench_nconfigs; i++)
@@ -322,7 +348,7 @@ int bench_main(int argc, char **argv)
 	}
 	if (b.o.peer_qemu) {
 		bench_progress(&b, "qemu", "q35");
-		bench_peer_qemu(&b.o, b.payload, &b.res);
+		bench_peer_qemu(&b.o, b.payload, b.disk, &b.res);
 	}
 	if (b.tty)
 		fprintf(stderr, "\r\033[K");

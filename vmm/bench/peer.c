@@ -9,6 +9,7 @@
 #include "vmm/bench/exec.h"
 #include "vmm/bench/plan.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,10 +86,11 @@ static void case_list(const char *sel, char *buf, size_t len)
 }
 
 static int run_qemu(const struct bench_opts *o, const char *payload,
-		    const char *cases, bool xen, struct bench_child *c)
+		    const char *disk, const char *cases, bool xen,
+		    struct bench_child *c)
 {
-	char append[LIST_MAX + 128];
-	char *argv[40];
+	char append[LIST_MAX + 128], drive[PATH_MAX + 64];
+	char *argv[44];
 	int n = 0;
 
 	snprintf(append, sizeof(append), "cases=%s repeat=%u target-ms=%u "
@@ -123,6 +125,16 @@ static int run_qemu(const struct bench_opts *o, const char *payload,
 	if (xen) {
 		argv[n++] = "-device";
 		argv[n++] = "xen-platform";
+	}
+	/* QEMU's defaults (writeback cache, thread-pool I/O, ioeventfd, no
+	 * iothread); modern-only, like minivmm's function. */
+	if (disk && disk[0] && strstr(cases, "blk_")) {
+		snprintf(drive, sizeof(drive), "file=%s,if=none,id=d0,"
+			 "format=raw", disk);
+		argv[n++] = "-drive";
+		argv[n++] = drive;
+		argv[n++] = "-device";
+		argv[n++] = "virtio-blk-pci,drive=d0,disable-legacy=on";
 	}
 	argv[n] = NULL;
 	if (bench_exec(argv, QEMU_TIMEOUT_S, c) < 0)
@@ -195,7 +207,7 @@ static void cannot_run(struct bench_results *r, const char *why)
 }
 
 void bench_peer_qemu(const struct bench_opts *o, const char *payload,
-		     struct bench_results *r)
+		     const char *disk, struct bench_results *r)
 {
 	char cases[LIST_MAX], why[BENCH_NOTE_MAX], last[100];
 	struct bench_child c;
@@ -207,13 +219,13 @@ void bench_peer_qemu(const struct bench_opts *o, const char *payload,
 		cannot_run(r, why);
 		return;
 	}
-	if (run_qemu(o, payload, cases, true, &c) == 0) {
+	if (run_qemu(o, payload, disk, cases, true, &c) == 0) {
 		add_rows(c.out, "q35+xen-platform", r);
 		bench_child_free(&c);
 		return;
 	}
 	bench_child_free(&c);
-	if (run_qemu(o, payload, cases, false, &c) == 0) {
+	if (run_qemu(o, payload, disk, cases, false, &c) == 0) {
 		add_rows(c.out, "q35", r);
 	} else {
 		snprintf(why, sizeof(why), QEMU " could not run the payload "

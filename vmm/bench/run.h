@@ -19,6 +19,7 @@ struct bench_run {
 	struct bench_opts o;
 	char exe[PATH_MAX], payload[PATH_MAX], floor[PATH_MAX];
 	char tmp[64], stats[96];
+	char disk[PATH_MAX];		/* the blk cases' image; "" until made */
 	struct bench_results res;
 	struct bench_sample floor_s[BENCH_MAX_FLOOR];
 	size_t nfloor;

@@ -47,6 +47,7 @@ static void fmt_exits(char *buf, size_t len, double e)
 static void row_text(FILE *out, const struct bench_result *x)
 {
 	char med[24], lo[24], hi[24], spread[56], ex[16], rf[16], rb[16];
+	char kick[16];
 
 	if (x->status != BENCH_OK) {
 		fprintf(out, "%-7s %-18s %d  %-16s %-9s %s: %s\n", x->group,
@@ -67,7 +68,14 @@ static void row_text(FILE *out, const struct bench_result *x)
 		ex, rf, rb);
 	if (x->mbps >= 0)
 		fprintf(out, "  %.0f MB/s", x->mbps);
+	if (bench_word(x->extra, "kicks_per_op", kick, sizeof(kick)))
+		fprintf(out, "  %s kicks/op", kick);
 	fputc('\n', out);
+}
+
+static bool is_floor(const struct bench_result *x)
+{
+	return !strcmp(x->vmm, "kvm-floor") || !strcmp(x->vmm, "host");
 }
 
 void bench_table_write(FILE *out, const struct bench_results *r)
@@ -82,7 +90,7 @@ void bench_table_write(FILE *out, const struct bench_results *r)
 				const struct bench_result *x = &r->v[i];
 
 				if (!strcmp(x->group, bench_groups[g]) &&
-				    (strcmp(x->vmm, "kvm-floor") == 0) == floor)
+				    is_floor(x) == floor)
 					row_text(out, x);
 			}
 	}

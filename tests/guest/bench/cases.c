@@ -316,10 +316,10 @@ static const struct bcase {
 	{ "ramuc_read", 3, s_ramuc },
 	{ "ramuc_write", 3, s_ramuc },
 	{ "ramuc_copy", 3, s_ramuc },
-	{ "blk_randread_4k", 3, s_blk_rr },
-	{ "blk_randread_4k_qd32", 3, s_blk_rr32 },
-	{ "blk_seqread_1m", 3, s_blk_sr },
-	{ "blk_seqwrite_1m", 3, s_blk_sw },
+	{ "blk_rand4k_qd1", 3, s_blk_rr },
+	{ "blk_rand4k_qd32", 3, s_blk_rr32 },
+	{ "blk_seqrd1m", 3, s_blk_sr },
+	{ "blk_seqwr1m", 3, s_blk_sw },
 };
 
 /* "all", or a comma list of NAME (every ring) and NAME:RING words. */
