@@ -22,6 +22,7 @@
 #define VIRTIO_BLK_MAX_DISCARD	0x3fffffu	/* sectors per segment */
 #define VIRTIO_BLK_MAX_SEG	16		/* segments per request */
 #define VIRTIO_BLK_DISCARD_ALIGN 8		/* sectors: 4 KiB */
+#define VIRTIO_BLK_POLL_NS	50000		/* see virtio_device_ops */
 
 struct virtio_blk_conf {
 	int fd;			/* open image; the device owns it from now */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "devices/virtio/common.h"
@@ -411,24 +412,74 @@ void virtio_pci_config_changed(struct virtio_pci *vp)
 
 /* --- serving a queue ------------------------------------------------------ */
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Spin until the driver adds a buffer or ns pass; kicks stay suppressed
+ * meanwhile (a stale avail_event, or VIRTQ_USED_F_NO_NOTIFY). */
+static bool poll_more(struct vq *vq, uint32_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	do {
+		for (int i = 0; i < 64; i++) {
+			if (vq_pending(vq))
+				return true;
+			__builtin_ia32_pause();
+		}
+	} while (now_ns() < end);
+	return false;
+}
+
+/* The poll window adapts as QEMU's iothreads do: a kick that came soon
+ * after the worker slept means a longer poll would have caught it, so
+ * grow; one after a long sleep means the driver is idle, so shrink.  On
+ * a host short of cores, a poll that spins while the driver's vCPU waits
+ * for the core fails every time and the window decays to nothing. */
+static void adapt_poll(struct virtio_pci *vp)
+{
+	uint32_t max = vp->ops->poll_ns;
+	uint64_t slept;
+
+	if (!max || !vp->slept_at)
+		return;
+	slept = now_ns() - vp->slept_at;
+	if (slept <= vp->poll_cur)
+		return;
+	if (slept > max)
+		vp->poll_cur /= 2;
+	else if (vp->poll_cur < max)
+		vp->poll_cur = vp->poll_cur < max / 16 ? max / 16 :
+			       vp->poll_cur * 2 > max ? max : vp->poll_cur * 2;
+}
+
 void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 		  virtio_handle_fn handle, void *dev)
 {
 	struct vq *vq = &vp->vq[q];
 	enum vq_pop_result r;
 
+	adapt_poll(vp);
 	do {
 		vq_notify_disable(vq);
-		while ((r = vq_pop(vq, c)) == VQ_CHAIN) {
-			vq_push(vq, c->head, handle(dev, c));
-			atomic_fetch_add(&vp->stats.requests, 1);
-			if (vq_need_interrupt(vq))
-				virtio_irq_queue(vp, q);
-		}
-		if (r == VQ_ERROR) {
-			atomic_store(&vp->live[q], false);
-			virtio_needs_reset(vp);
-			return;
-		}
+		do {
+			while ((r = vq_pop(vq, c)) == VQ_CHAIN) {
+				vq_push(vq, c->head, handle(dev, c));
+				atomic_fetch_add(&vp->stats.requests, 1);
+				if (vq_need_interrupt(vq))
+					virtio_irq_queue(vp, q);
+			}
+			if (r == VQ_ERROR) {
+				atomic_store(&vp->live[q], false);
+				virtio_needs_reset(vp);
+				return;
+			}
+		} while (vp->poll_cur && poll_more(vq, vp->poll_cur));
 	} while (vq_notify_enable(vq));
+	vp->slept_at = vp->ops->poll_ns ? now_ns() : 0;
 }
