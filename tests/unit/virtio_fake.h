@@ -18,7 +18,7 @@
 #include "devices/virtio/spec.h"
 
 #define FAKE_RAM_BASE	0x100000ull
-#define FAKE_RAM_SIZE	0x40000ull
+#define FAKE_RAM_SIZE	0x100000ull
 #define FAKE_DESC	(FAKE_RAM_BASE + 0x0000)
 #define FAKE_AVAIL	(FAKE_RAM_BASE + 0x1000)
 #define FAKE_USED	(FAKE_RAM_BASE + 0x2000)
