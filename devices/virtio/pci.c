@@ -436,26 +436,33 @@ static bool poll_more(struct vq *vq, uint32_t ns)
 	return false;
 }
 
-/* The poll window adapts as QEMU's iothreads do: a kick that came soon
- * after the worker slept means a longer poll would have caught it, so
- * grow; one after a long sleep means the driver is idle, so shrink.  On
- * a host short of cores, a poll that spins while the driver's vCPU waits
- * for the core fails every time and the window decays to nothing. */
-static void adapt_poll(struct virtio_pci *vp)
+/* Poll only while polling pays.  On a host short of cores the spinning
+ * thread can keep the very vCPU it waits for off the CPU: then every poll
+ * times out and the kick comes right after the thread gives up, so a
+ * window that grows on quick kicks (QEMU's rule) would keep spinning in
+ * vain.  Instead: count polls that found work against polls that timed
+ * out (halving both every 64 polls), stop polling while timeouts lead,
+ * and try again once every 64 wake-ups. */
+static bool want_poll(struct virtio_pci *vp)
 {
-	uint32_t max = vp->ops->poll_ns;
-	uint64_t slept;
+	if (!vp->ops->poll_ns)
+		return false;
+	return vp->poll_fail <= vp->poll_ok + 4 || !(++vp->poll_skips & 63);
+}
 
-	if (!max || !vp->slept_at)
-		return;
-	slept = now_ns() - vp->slept_at;
-	if (slept <= vp->poll_cur)
-		return;
-	if (slept > max)
-		vp->poll_cur /= 2;
-	else if (vp->poll_cur < max)
-		vp->poll_cur = vp->poll_cur < max / 16 ? max / 16 :
-			       vp->poll_cur * 2 > max ? max : vp->poll_cur * 2;
+static bool poll_once(struct virtio_pci *vp, struct vq *vq)
+{
+	bool found = poll_more(vq, vp->ops->poll_ns);
+
+	if (found)
+		vp->poll_ok++;
+	else
+		vp->poll_fail++;
+	if (vp->poll_ok + vp->poll_fail >= 64) {
+		vp->poll_ok /= 2;
+		vp->poll_fail /= 2;
+	}
+	return found;
 }
 
 void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
@@ -464,7 +471,6 @@ void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 	struct vq *vq = &vp->vq[q];
 	enum vq_pop_result r;
 
-	adapt_poll(vp);
 	do {
 		vq_notify_disable(vq);
 		do {
@@ -479,7 +485,6 @@ void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 				virtio_needs_reset(vp);
 				return;
 			}
-		} while (vp->poll_cur && poll_more(vq, vp->poll_cur));
+		} while (want_poll(vp) && poll_once(vp, vq));
 	} while (vq_notify_enable(vq));
-	vp->slept_at = vp->ops->poll_ns ? now_ns() : 0;
 }

@@ -63,7 +63,7 @@ struct virtio_device_ops {
 	/* After a queue runs dry, keep looking at it up to this long
 	 * before re-arming kicks and sleeping: a driver that answers one
 	 * request with the next then needs neither a kick nor a wake-up.
-	 * The window adapts (pci.c).  0: no polling. */
+	 * Only while polls pay off (pci.c).  0: no polling. */
 	uint32_t poll_ns;
 	/* Device configuration, off + len <= cfg_size. */
 	void (*cfg_read)(void *dev, unsigned int off, uint8_t *data,
@@ -136,8 +136,9 @@ struct virtio_pci {
 	uint64_t notify_base;		/* GPA notifications are bound at */
 	uint32_t notify_bound;		/* bit q: kick_fd[q] bound there */
 	uint16_t msix_cap, cfg_cap;	/* capability offsets */
-	uint32_t poll_cur;		/* worker: current poll window, ns */
-	uint64_t slept_at;		/* worker: when it last re-armed kicks */
+	uint32_t poll_ok, poll_fail;	/* worker: polls that found work or
+					 * timed out, decaying (pci.c) */
+	uint32_t poll_skips;		/* worker: polls skipped */
 	struct virtio_stats stats;
 };
 

@@ -173,9 +173,13 @@ int bench_write_outputs(const struct bench_opts *o,
  * qemu-system-x86 from Debian first when it is missing and we are root)
  * for the selected cases that make sense there; adds a "qemu" row per
  * case, or one skipped row saying why QEMU could not run.  disk (may be
- * "") is the blk cases' image, given to a virtio-blk-pci device. */
+ * "") is the blk cases' image, given to a virtio-blk-pci device.  With
+ * only ("NAME:RING") just that case; without, every selected case but
+ * the blk ones, which the driver runs one by one right after minivmm's,
+ * so both see the same host load. */
 void bench_peer_qemu(const struct bench_opts *o, const char *payload,
-		     const char *disk, struct bench_results *r);
+		     const char *disk, const char *only,
+		     struct bench_results *r);
 
 /* --- the subcommand (bench.c) --------------------------------------------- */
 

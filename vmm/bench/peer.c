@@ -69,7 +69,8 @@ static bool install_qemu(char *why, size_t len)
 	return false;
 }
 
-/* NAME:RING words of the selected cases. */
+/* NAME:RING words of the selected cases but the blk ones, which run
+ * paired with minivmm's (bench_peer_qemu's only). */
 static void case_list(const char *sel, char *buf, size_t len)
 {
 	size_t pos = 0;
@@ -78,7 +79,7 @@ static void case_list(const char *sel, char *buf, size_t len)
 	for (size_t i = 0; i < bench_ncases && pos < len; i++) {
 		const struct bench_case *k = &bench_cases[i];
 
-		if (bench_case_selected(sel, k))
+		if (bench_case_selected(sel, k) && !bench_is_blk(k->name))
 			pos += (size_t)snprintf(buf + pos, len - pos, "%s%s:%d",
 						pos ? "," : "", k->name,
 						k->ring);
@@ -207,24 +208,31 @@ static void cannot_run(struct bench_results *r, const char *why)
 }
 
 void bench_peer_qemu(const struct bench_opts *o, const char *payload,
-		     const char *disk, struct bench_results *r)
+		     const char *disk, const char *only,
+		     struct bench_results *r)
 {
 	char cases[LIST_MAX], why[BENCH_NOTE_MAX], last[100];
+	static bool no_xen;	/* this QEMU cannot emulate Xen: stop trying */
 	struct bench_child c;
 
-	case_list(o->cases, cases, sizeof(cases));
+	if (only)
+		snprintf(cases, sizeof(cases), "%s", only);
+	else
+		case_list(o->cases, cases, sizeof(cases));
 	if (!cases[0])
 		return;
 	if (!in_path(QEMU) && !install_qemu(why, sizeof(why))) {
 		cannot_run(r, why);
 		return;
 	}
-	if (run_qemu(o, payload, disk, cases, true, &c) == 0) {
+	if (!no_xen && run_qemu(o, payload, disk, cases, true, &c) == 0) {
 		add_rows(c.out, "q35+xen-platform", r);
 		bench_child_free(&c);
 		return;
 	}
-	bench_child_free(&c);
+	if (!no_xen)
+		bench_child_free(&c);
+	no_xen = true;
 	if (run_qemu(o, payload, disk, cases, false, &c) == 0) {
 		add_rows(c.out, "q35", r);
 	} else {

@@ -14,6 +14,7 @@
 
 #define BENCH_VMM_TIMEOUT_S	600.0
 #define BENCH_MAX_FLOOR		256
+#define BENCH_BLK_RUNS		3	/* boots per blk case, median kept */
 
 struct bench_run {
 	struct bench_opts o;
