@@ -17,6 +17,7 @@
 #include "devices/virtio/pci.h"
 
 #define REGION(off)	((off) & ~(uint64_t)(VIRTIO_REGION_SIZE - 1))
+#define SERVE_BUDGET	1024	/* chains per virtio_serve() call */
 
 /* --- BAR 0 ------------------------------------------------------------ */
 
@@ -469,6 +470,7 @@ void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 		  virtio_handle_fn handle, void *dev)
 {
 	struct vq *vq = &vp->vq[q];
+	unsigned int budget = SERVE_BUDGET;
 	enum vq_pop_result r;
 
 	do {
@@ -479,6 +481,13 @@ void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 				atomic_fetch_add(&vp->stats.requests, 1);
 				if (vq_need_interrupt(vq))
 					virtio_irq_queue(vp, q);
+				if (--budget)
+					continue;
+				/* A driver that never stops adding must not
+				 * keep the thread from its other queues or
+				 * from parking: come back after a look round. */
+				worker_rescan(&vp->worker);
+				return;
 			}
 			if (r == VQ_ERROR) {
 				atomic_store(&vp->live[q], false);
