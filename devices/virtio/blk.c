@@ -4,8 +4,8 @@
  * one after the other in the device thread; the image is usually in the
  * host's page cache, where a synchronous preadv/pwritev is a copy and a
  * hand-off to another thread would only add latency (io_uring measured
- * slower here, see README).  Large requests are copied in parallel
- * pieces (blk_io.c).
+ * slower here, see README).  Large reads and writes go to helper
+ * threads, several at a time (blk_io.c).
  */
 #include <endian.h>
 #include <errno.h>
@@ -84,13 +84,13 @@ static uint8_t execute(struct virtio_blk *b, struct blk_req *r)
 
 	switch (r->type) {
 	case VIRTIO_BLK_T_IN:
-		if (blk_io_rw(&b->io, r->iov, r->niov, r->len,
+		if (blk_io_rw(b->fd, r->iov, r->niov,
 			      r->sector * VIRTIO_BLK_SECTOR_SIZE, false) < 0)
 			return VIRTIO_BLK_S_IOERR;
 		atomic_fetch_add(&st->bytes_read, r->len);
 		return VIRTIO_BLK_S_OK;
 	case VIRTIO_BLK_T_OUT:
-		if (blk_io_rw(&b->io, r->iov, r->niov, r->len,
+		if (blk_io_rw(b->fd, r->iov, r->niov,
 			      r->sector * VIRTIO_BLK_SECTOR_SIZE, true) < 0)
 			return VIRTIO_BLK_S_IOERR;
 		atomic_fetch_add(&st->bytes_written, r->len);
@@ -119,12 +119,47 @@ static uint8_t execute(struct virtio_blk *b, struct blk_req *r)
 	}
 }
 
+/* A helper thread finished a large read or write (blk_io.c). */
+static void async_done(void *ctx, struct blk_job *j, int result)
+{
+	struct virtio_blk *b = ctx;
+	struct virtio_stats *st = &b->vp->stats;
+
+	if (result < 0) {
+		atomic_fetch_add(&st->errors, 1);
+		*j->status_at = VIRTIO_BLK_S_IOERR;
+	} else {
+		atomic_fetch_add(j->write ? &st->bytes_written : &st->bytes_read,
+				 j->len);
+		*j->status_at = VIRTIO_BLK_S_OK;
+	}
+	virtio_complete(b->vp, 0, j->head, result < 0 ? 1 : j->used);
+}
+
+/* Large reads and writes to an idle helper, when there is one. */
+static bool handed_off(struct virtio_blk *b, uint16_t head,
+		       const struct blk_req *r)
+{
+	const struct blk_job what = {
+		.off = r->sector * VIRTIO_BLK_SECTOR_SIZE, .len = r->len,
+		.write = r->type == VIRTIO_BLK_T_OUT, .head = head,
+		.status_at = r->status_at, .used = blk_req_used_len(r),
+	};
+
+	if (r->status != VIRTIO_BLK_S_OK ||
+	    (r->type != VIRTIO_BLK_T_IN && r->type != VIRTIO_BLK_T_OUT))
+		return false;
+	return blk_io_submit(&b->io, r->iov, r->niov, &what);
+}
+
 static uint32_t handle(void *dev, struct vq_chain *c)
 {
 	struct virtio_blk *b = dev;
 	struct blk_req r;
 
 	blk_req_parse(c, &b->geom, b->data, &r);
+	if (handed_off(b, c->head, &r))
+		return VIRTIO_ASYNC;
 	if (r.status == VIRTIO_BLK_S_OK)
 		r.status = execute(b, &r);
 	if (r.status != VIRTIO_BLK_S_OK)
@@ -173,6 +208,13 @@ static void cfg_read(void *dev, unsigned int off, uint8_t *data,
 	struct virtio_blk *b = dev;
 
 	memcpy(data, b->cfg + off, len);
+}
+
+static void drain(void *dev)
+{
+	struct virtio_blk *b = dev;
+
+	blk_io_drain(&b->io);
 }
 
 static void release(void *dev)
@@ -229,6 +271,7 @@ struct virtio_blk *virtio_blk_create(struct pci_bus *bus, uint32_t bdf,
 		.poll_ns = VIRTIO_BLK_POLL_NS,
 		.cfg_read = cfg_read,
 		.process = process,
+		.drain = drain,
 		.release = release,
 	};
 	b->vp = virtio_pci_create(bus, bdf, &b->ops, b, host, name);
@@ -236,7 +279,7 @@ struct virtio_blk *virtio_blk_create(struct pci_bus *bus, uint32_t bdf,
 		free(b);
 		return NULL;
 	}
-	blk_io_init(&b->io, b->fd);
+	blk_io_init(&b->io, b->fd, async_done, b);
 	return b;
 }
 

@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* virtio-blk image I/O, large requests in parallel pieces; see blk_io.h. */
+/* virtio-blk image I/O and its helper threads; see blk_io.h. */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "devices/virtio/blk_io.h"
 
-#define PAGE	4096u
-
-/* All of iov at off, or -1.  Advances the caller's (scratch) iovecs. */
-static int rw_full(int fd, struct iovec *iov, unsigned int n, uint64_t off,
-		   bool write)
+int blk_io_rw(int fd, struct iovec *iov, unsigned int n, uint64_t off,
+	      bool write)
 {
 	while (n) {
 		ssize_t r = write ? pwritev(fd, iov, (int)n, (off_t)off) :
@@ -36,125 +33,99 @@ static int rw_full(int fd, struct iovec *iov, unsigned int n, uint64_t off,
 
 static void *helper(void *p)
 {
-	struct blk_io_helper *a = p;
-	struct blk_io *io = a->io;
-	unsigned int seen = 0;
+	struct blk_io_helper *h = p;
+	struct blk_io *io = h->io;
 
 	pthread_mutex_lock(&io->mu);
-	while (!io->stop) {
-		struct blk_io_piece *pc;
-		bool write;
+	for (;;) {
 		int r;
 
-		if (io->gen == seen) {
-			pthread_cond_wait(&io->go, &io->mu);
-			continue;
-		}
-		seen = io->gen;
-		if (a->idx + 1 >= io->npieces)
-			continue;
-		pc = &io->piece[a->idx + 1];
-		write = io->write;
+		while (!io->stop && !h->busy)
+			pthread_cond_wait(&h->go, &io->mu);
+		if (io->stop)
+			break;
 		pthread_mutex_unlock(&io->mu);
-		r = rw_full(io->fd, pc->iov, pc->n, pc->off, write);
+		r = blk_io_rw(io->fd, h->job.iov, h->job.niov, h->job.off,
+			      h->job.write);
+		io->done(io->ctx, &h->job, r);
 		pthread_mutex_lock(&io->mu);
-		pc->result = r;
-		if (--io->left == 0)
-			pthread_cond_signal(&io->done);
+		h->busy = false;
+		if (--io->inflight == 0)
+			pthread_cond_broadcast(&io->idle);
 	}
 	pthread_mutex_unlock(&io->mu);
 	return NULL;
 }
 
-void blk_io_init(struct blk_io *io, int fd)
+void blk_io_init(struct blk_io *io, int fd, blk_io_done_fn done, void *ctx)
 {
 	memset(io, 0, sizeof(*io));
 	io->fd = fd;
+	io->done = done;
+	io->ctx = ctx;
 	pthread_mutex_init(&io->mu, NULL);
-	pthread_cond_init(&io->go, NULL);
-	pthread_cond_init(&io->done, NULL);
+	pthread_cond_init(&io->idle, NULL);
 	for (unsigned int i = 0; i < BLK_IO_HELPERS; i++) {
-		struct blk_io_helper *a = &io->helper[i];
+		struct blk_io_helper *h = &io->helper[i];
 
-		a->io = io;
-		a->idx = i;
-		if (pthread_create(&a->th, NULL, helper, a))
+		h->io = io;
+		pthread_cond_init(&h->go, NULL);
+		if (pthread_create(&h->th, NULL, helper, h)) {
+			pthread_cond_destroy(&h->go);
 			break;
+		}
 		io->nhelpers++;
 	}
 }
 
 void blk_io_destroy(struct blk_io *io)
 {
+	blk_io_drain(io);
 	pthread_mutex_lock(&io->mu);
 	io->stop = true;
-	pthread_cond_broadcast(&io->go);
-	pthread_mutex_unlock(&io->mu);
 	for (unsigned int i = 0; i < io->nhelpers; i++)
+		pthread_cond_signal(&io->helper[i].go);
+	pthread_mutex_unlock(&io->mu);
+	for (unsigned int i = 0; i < io->nhelpers; i++) {
 		pthread_join(io->helper[i].th, NULL);
-	pthread_cond_destroy(&io->done);
-	pthread_cond_destroy(&io->go);
+		pthread_cond_destroy(&io->helper[i].go);
+	}
+	pthread_cond_destroy(&io->idle);
 	pthread_mutex_destroy(&io->mu);
 }
 
-/* Cut iov[0..n) (len bytes) into k pieces of whole pages, the last one
- * taking the rest. */
-static void split(struct blk_io *io, const struct iovec *iov, unsigned int n,
-		  uint64_t len, uint64_t off, unsigned int k)
+bool blk_io_submit(struct blk_io *io, const struct iovec *iov,
+		   unsigned int n, const struct blk_job *what)
 {
-	uint64_t each = len / k / PAGE * PAGE, skip = 0;
-	unsigned int i = 0;
+	struct blk_io_helper *h = NULL;
 
-	for (unsigned int p = 0; p < k; p++) {
-		struct blk_io_piece *pc = &io->piece[p];
-		uint64_t want = p + 1 == k ? len - each * (k - 1) : each;
-
-		pc->n = 0;
-		pc->off = off + each * p;
-		pc->result = 0;
-		while (want && i < n) {
-			uint64_t take = iov[i].iov_len - skip;
-
-			if (take > want)
-				take = want;
-			pc->iov[pc->n].iov_base = (uint8_t *)iov[i].iov_base +
-						  skip;
-			pc->iov[pc->n++].iov_len = take;
-			want -= take;
-			skip += take;
-			if (skip == iov[i].iov_len) {
-				skip = 0;
-				i++;
-			}
-		}
+	if (what->len < BLK_IO_ASYNC_MIN || n > VQ_CHAIN_MAX)
+		return false;
+	pthread_mutex_lock(&io->mu);
+	for (unsigned int i = 0; i < io->nhelpers && !h; i++)
+		if (!io->helper[i].busy)
+			h = &io->helper[i];
+	if (h) {
+		h->job.off = what->off;
+		h->job.len = what->len;
+		h->job.write = what->write;
+		h->job.head = what->head;
+		h->job.status_at = what->status_at;
+		h->job.used = what->used;
+		memcpy(h->job.iov, iov, n * sizeof(*iov));
+		h->job.niov = n;
+		h->busy = true;
+		io->inflight++;
+		pthread_cond_signal(&h->go);
 	}
+	pthread_mutex_unlock(&io->mu);
+	return h != NULL;
 }
 
-int blk_io_rw(struct blk_io *io, struct iovec *iov, unsigned int n,
-	      uint64_t len, uint64_t off, bool write)
+void blk_io_drain(struct blk_io *io)
 {
-	unsigned int k = 1 + io->nhelpers;
-	int r;
-
-	if (len < BLK_IO_SPLIT_MIN || !io->nhelpers)
-		return rw_full(io->fd, iov, n, off, write);
-	if (len / BLK_IO_PIECE_MIN < k)
-		k = (unsigned int)(len / BLK_IO_PIECE_MIN);
-	split(io, iov, n, len, off, k);
 	pthread_mutex_lock(&io->mu);
-	io->write = write;
-	io->npieces = k;
-	io->left = k - 1;
-	io->gen++;
-	pthread_cond_broadcast(&io->go);
+	while (io->inflight)
+		pthread_cond_wait(&io->idle, &io->mu);
 	pthread_mutex_unlock(&io->mu);
-	r = rw_full(io->fd, io->piece[0].iov, io->piece[0].n, io->piece[0].off,
-		    write);
-	pthread_mutex_lock(&io->mu);
-	while (io->left)
-		pthread_cond_wait(&io->done, &io->mu);
-	for (unsigned int p = 1; p < k; p++)
-		r |= io->piece[p].result;
-	pthread_mutex_unlock(&io->mu);
-	return r;
 }

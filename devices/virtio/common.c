@@ -93,6 +93,8 @@ void virtio_needs_reset(struct virtio_pci *vp)
 static void reset_locked(struct virtio_pci *vp)
 {
 	worker_pause(&vp->worker);
+	if (vp->ops->drain)
+		vp->ops->drain(vp->dev);
 	for (unsigned int q = 0; q < vp->ops->nqueues; q++) {
 		atomic_store(&vp->live[q], false);
 		vq_reset(&vp->vq[q], vp->ops->queue_max);

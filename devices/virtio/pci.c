@@ -272,6 +272,7 @@ static void release(struct pci_fn *fn)
 	for (unsigned int q = 0; q < VIRTIO_MAX_QUEUES; q++)
 		if (vp->kick_fd[q] >= 0)
 			close(vp->kick_fd[q]);
+	pthread_mutex_destroy(&vp->used_lock);
 	pthread_mutex_destroy(&vp->irq_lock);
 	pthread_mutex_destroy(&vp->lock);
 	free(vp);
@@ -323,6 +324,7 @@ static int init_state(struct virtio_pci *vp)
 	vp->st.config_vector = VIRTIO_MSI_NO_VECTOR;
 	pthread_mutex_init(&vp->lock, NULL);
 	pthread_mutex_init(&vp->irq_lock, NULL);
+	pthread_mutex_init(&vp->used_lock, NULL);
 	for (unsigned int q = 0; q < vp->ops->nqueues; q++) {
 		vp->vq[q].mem = &vp->host.mem;
 		vq_reset(&vp->vq[q], vp->ops->queue_max);
@@ -396,6 +398,8 @@ struct pci_fn *virtio_pci_fn(struct virtio_pci *vp)
 void virtio_pci_quiesce(struct virtio_pci *vp)
 {
 	worker_pause(&vp->worker);
+	if (vp->ops->drain)
+		vp->ops->drain(vp->dev);
 }
 
 void virtio_pci_resume(struct virtio_pci *vp)
@@ -466,6 +470,21 @@ static bool poll_once(struct virtio_pci *vp, struct vq *vq)
 	return found;
 }
 
+void virtio_complete(struct virtio_pci *vp, unsigned int q, uint16_t head,
+		     uint32_t len)
+{
+	struct vq *vq = &vp->vq[q];
+	bool irq;
+
+	pthread_mutex_lock(&vp->used_lock);
+	vq_push(vq, head, len);
+	irq = vq_need_interrupt(vq);
+	pthread_mutex_unlock(&vp->used_lock);
+	atomic_fetch_add(&vp->stats.requests, 1);
+	if (irq)
+		virtio_irq_queue(vp, q);
+}
+
 void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 		  virtio_handle_fn handle, void *dev)
 {
@@ -477,10 +496,10 @@ void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 		vq_notify_disable(vq);
 		do {
 			while ((r = vq_pop(vq, c)) == VQ_CHAIN) {
-				vq_push(vq, c->head, handle(dev, c));
-				atomic_fetch_add(&vp->stats.requests, 1);
-				if (vq_need_interrupt(vq))
-					virtio_irq_queue(vp, q);
+				uint32_t len = handle(dev, c);
+
+				if (len != VIRTIO_ASYNC)
+					virtio_complete(vp, q, c->head, len);
 				if (--budget)
 					continue;
 				/* A driver that never stops adding must not

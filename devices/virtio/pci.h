@@ -45,8 +45,8 @@ unsigned int virtio_pci_nvec(const struct virtio_pci *vp);
 int virtio_pci_vector_fd(const struct virtio_pci *vp, unsigned int vec);
 struct pci_fn *virtio_pci_fn(struct virtio_pci *vp);
 
-/* Park the device thread with nothing in flight (snapshots), and let it
- * go on.  Pairs nest. */
+/* Park the device thread and wait for the device's requests in flight
+ * (snapshots), and let it go on.  Pairs nest. */
 void virtio_pci_quiesce(struct virtio_pci *vp);
 void virtio_pci_resume(struct virtio_pci *vp);
 
@@ -54,10 +54,18 @@ void virtio_pci_resume(struct virtio_pci *vp);
  * queue q, hand it to handle (which returns the bytes it wrote into the
  * chain's writable buffers), complete it and interrupt the driver as the
  * event index or ring flags ask.  A malformed ring stops the queue and
- * sets DEVICE_NEEDS_RESET.  c is the caller's scratch chain. */
+ * sets DEVICE_NEEDS_RESET.  c is the caller's scratch chain.  handle may
+ * instead return VIRTIO_ASYNC: it took what it needs of c and will call
+ * virtio_complete() for c->head itself, from any thread (and then
+ * ops->drain must wait for it). */
+#define VIRTIO_ASYNC	UINT32_MAX
 typedef uint32_t (*virtio_handle_fn)(void *dev, struct vq_chain *c);
 void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 		  virtio_handle_fn handle, void *dev);
+/* Complete head of queue q with len bytes written; interrupts as
+ * virtio_serve does.  Safe from any thread. */
+void virtio_complete(struct virtio_pci *vp, unsigned int q, uint16_t head,
+		     uint32_t len);
 
 /* Device configuration changed (config_generation moves, the driver is
  * told). */

@@ -18,8 +18,9 @@
  *
  * Locks, in the order they nest: the PCI bus mutex (config space) ->
  * lock (common configuration, queue set-up, status) -> irq_lock (ISR,
- * INTx level, MSI-X).  The worker takes only irq_lock; a vCPU that parks
- * the worker holds at most lock, so parking never deadlocks.
+ * INTx level, MSI-X); used_lock (used rings) nests in none.  The worker
+ * and a device's I/O threads take only used_lock and irq_lock; a vCPU
+ * that parks the worker holds at most lock, so parking never deadlocks.
  */
 #ifndef MINIVMM_VIRTIO_TRANSPORT_H
 #define MINIVMM_VIRTIO_TRANSPORT_H
@@ -72,7 +73,12 @@ struct virtio_device_ops {
 			  unsigned int len);
 	/* In the worker: queue q is live and may hold buffers. */
 	void (*process)(void *dev, struct virtio_pci *vp, unsigned int q);
-	/* With the worker parked: the driver reset the device. */
+	/* Wait until no request taken by process() is still in flight
+	 * (one that handle() answered with VIRTIO_ASYNC); called with the
+	 * worker parked, before a reset and by virtio_pci_quiesce().  NULL:
+	 * the device completes everything in process(). */
+	void (*drain)(void *dev);
+	/* With the worker parked and drained: the driver reset the device. */
 	void (*reset)(void *dev);
 	/* The function is being destroyed (its thread has stopped). */
 	void (*release)(void *dev);
@@ -126,6 +132,8 @@ struct virtio_pci {
 	const char *name;		/* instance name, e.g. "virtio-blk0" */
 	pthread_mutex_t lock;
 	pthread_mutex_t irq_lock;
+	pthread_mutex_t used_lock;	/* used rings: the worker and
+					 * threads completing asynchronously */
 	struct virtio_pci_state st;
 	struct vq vq[VIRTIO_MAX_QUEUES];
 	atomic_bool live[VIRTIO_MAX_QUEUES];	/* worker may serve q */
