@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * devices/virtio/blk.c end to end over a temporary image: the device
- * thread executes writes, reads, flush, get-id, write zeroes and discard
- * from a queue in fake guest RAM, and the image file holds the result; a
+ * thread (and, for large requests, its helpers) executes writes, reads,
+ * flush, get-id, write zeroes and discard from a queue in fake guest RAM, and the image file holds the result; a
  * read-only disk refuses writes.  Also vmm/disk.c: what --disk refuses
  * before the guest starts (missing, not a file, empty, locked).
  */
@@ -136,8 +136,8 @@ START_TEST(test_read_write)
 }
 END_TEST
 
-/* 512 KiB in two descriptors of odd sizes: the helpers' pieces cross
- * buffer boundaries (blk_io.c). */
+/* 512 KiB in two descriptors of odd sizes: a helper thread does it and
+ * completes it from there (blk_io.c, virtio_complete). */
 START_TEST(test_large_parallel)
 {
 	static uint8_t back[512 * 1024];
