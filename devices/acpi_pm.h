@@ -23,6 +23,17 @@ struct acpi_pm {
 void acpi_pm_init(struct acpi_pm *pm, uint64_t (*now_ns)(void),
 		  void (*poweroff)(void *ctx), void *ctx);
 
+/* Registers and the PM timer's count (as time since its epoch), for
+ * snapshots: a restored timer goes on from the saved count. */
+struct acpi_pm_state {
+	uint16_t sts, en, cnt, reserved;
+	uint64_t elapsed_ns;
+};
+
+void acpi_pm_get_state(const struct acpi_pm *pm, struct acpi_pm_state *s);
+/* -1 (nothing changes) if s is inconsistent. */
+int acpi_pm_set_state(struct acpi_pm *pm, const struct acpi_pm_state *s);
+
 /* Registered at ACPI_PM1A_EVT_PORT for ACPI_PM_PORTS_LEN bytes. */
 extern const struct bus_ops acpi_pm_ops;
 

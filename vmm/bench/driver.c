@@ -13,6 +13,7 @@
 #include "vmm/bench/hostio.h"
 #include "vmm/bench/plan.h"
 #include "vmm/bench/run.h"
+#include "vmm/bench/snapshot.h"
 #include "vmm/bench/stats.h"
 
 #include <errno.h>
@@ -345,6 +346,8 @@ static unsigned int count_steps(const struct bench_run *b, bool *used)
 	if (bench_boot_selected(b->o.cases))
 		n += b->o.repeat - used[config_index(bench_config_find(
 						"default"))];
+	if (bench_snapshot_selected(b->o.cases))
+		n += bench_snapshot_steps(b);
 	return n + (b->o.peer_qemu ? 1 : 0);
 }
 
@@ -406,6 +409,8 @@ int bench_main(int argc, char **argv)
 			(bench_is_blk(k->name) ? run_blk : run_case)(&b, k,
 				bench_config_find(k->configs[j]));
 	}
+	if (bench_snapshot_selected(b.o.cases))
+		bench_run_snapshot(&b);
 	if (b.o.peer_qemu) {
 		bench_progress(&b, "qemu", "q35");
 		bench_peer_qemu(&b.o, b.payload, b.disk, NULL, &b.res);

@@ -71,6 +71,8 @@ static void row_text(FILE *out, const struct bench_result *x)
 		fprintf(out, "  %.0f MB/s", x->mbps);
 	if (bench_word(x->extra, "kicks_per_op", kick, sizeof(kick)))
 		fprintf(out, "  %s kicks/op", kick);
+	if (!strcmp(x->group, "snapshot") && x->note[0])
+		fprintf(out, "  %s", x->note);
 	fputc('\n', out);
 }
 
