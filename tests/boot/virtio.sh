@@ -126,6 +126,8 @@ bad bad-disk-serial "serial is longer than 20 bytes" \
 bad bad-disk-empty-path "expected PATH\[,ro\]\[,serial=S\]" --disk ",ro"
 bad bad-disk-many "at most 8 disks" $(for i in 1 2 3 4 5 6 7 8 9; do
 	echo --disk "$TMP/ro.img,ro"; done)
+bad bad-disk-snapshot "--snapshot: virtio devices \(--disk, --rng\) cannot be saved" \
+	--rng --snapshot "$TMP/x.snap"
 
 # Two read-only users share an image; a writer elsewhere is refused.
 vm ro-shared 30 --disk "$TMP/ro.img,ro" --disk "$TMP/ro.img,ro"
