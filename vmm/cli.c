@@ -217,51 +217,64 @@ static int parse_pci(struct vmm_config *cfg, int c, const char *v)
 }
 
 /* One ",word" of --disk after the path. */
-static int disk_word(struct disk_opt *d, const char *v, const char *w,
-		     size_t l)
+static int disk_word(struct disk_opt *d, const char *w, size_t l,
+		     char *err, size_t errlen)
 {
 	if (l == 2 && !strncmp(w, "ro", 2)) {
 		d->ro = true;
 		return 0;
 	}
 	if (l >= 7 && !strncmp(w, "serial=", 7)) {
-		if (l - 7 > CLI_SERIAL_MAX)
-			return bad("--disk", v, "serial is longer than 20 "
-				   "bytes");
+		if (l - 7 > CLI_SERIAL_MAX) {
+			snprintf(err, errlen, "serial is longer than 20 bytes");
+			return -1;
+		}
 		memcpy(d->serial, w + 7, l - 7);
 		d->serial[l - 7] = 0;
 		d->has_serial = true;
 		return 0;
 	}
-	fprintf(stderr, "minivmm: error: --disk '%s': unknown option "
-		"'%.*s' (expected ro or serial=S)\n", v, (int)l, w);
+	snprintf(err, errlen, "unknown option '%.*s' (expected ro or "
+		 "serial=S)", (int)(l > 64 ? 64 : l), w);
 	return -1;
 }
 
 /* PATH[,ro][,serial=S]: the path is everything before the first comma. */
-static int parse_disk(struct vmm_config *cfg, const char *v)
+int cli_parse_disk(const char *v, struct disk_opt *d, char *err,
+		   size_t errlen)
 {
 	const char *comma = strchr(v, ',');
 	size_t plen = comma ? (size_t)(comma - v) : strlen(v);
-	struct disk_opt *d;
 
-	if (cfg->ndisks == CLI_MAX_DISKS)
-		return bad("--disk", v, "at most 8 disks");
-	if (plen == 0)
-		return bad("--disk", v, "expected PATH[,ro][,serial=S]");
-	if (plen >= CLI_PATH_MAX)
-		return bad("--disk", v, "path too long");
-	d = &cfg->disks[cfg->ndisks];
 	memset(d, 0, sizeof(*d));
+	if (plen == 0) {
+		snprintf(err, errlen, "expected PATH[,ro][,serial=S]");
+		return -1;
+	}
+	if (plen >= CLI_PATH_MAX) {
+		snprintf(err, errlen, "path too long");
+		return -1;
+	}
 	memcpy(d->path, v, plen);
 	while (comma) {
 		const char *w = comma + 1, *end = strchr(w, ',');
 		size_t l = end ? (size_t)(end - w) : strlen(w);
 
-		if (disk_word(d, v, w, l) < 0)
+		if (disk_word(d, w, l, err, errlen) < 0)
 			return -1;
 		comma = end;
 	}
+	return 0;
+}
+
+static int parse_disk(struct vmm_config *cfg, const char *v)
+{
+	char err[160];
+
+	if (cfg->ndisks == CLI_MAX_DISKS)
+		return bad("--disk", v, "at most 8 disks");
+	if (cli_parse_disk(v, &cfg->disks[cfg->ndisks], err, sizeof(err)) < 0)
+		return bad("--disk", v, err);
 	cfg->ndisks++;
 	return 0;
 }
@@ -276,6 +289,7 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_XEN_BAR_MTRR, GIVEN_XEN_BAR_MTRR },
 	{ OPT_MSR_POLICY, GIVEN_MSR_POLICY }, { OPT_MSR, GIVEN_MSR },
 	{ OPT_MSR_DEFAULT, GIVEN_MSR_DEFAULT },
+	{ OPT_DISK, GIVEN_DISK }, { OPT_RNG, GIVEN_RNG },
 };
 
 static void mark_given(struct vmm_config *cfg, int c)

@@ -43,6 +43,7 @@ enum cli_given {
 	GIVEN_PCI_BUSES = 1u << 8, GIVEN_XEN_PLATFORM = 1u << 9,
 	GIVEN_XEN_BAR_MTRR = 1u << 10, GIVEN_MSR_POLICY = 1u << 11,
 	GIVEN_MSR = 1u << 12, GIVEN_MSR_DEFAULT = 1u << 13,
+	GIVEN_DISK = 1u << 14, GIVEN_RNG = 1u << 15,
 };
 
 struct vmm_config {
@@ -96,5 +97,9 @@ void cli_defaults(struct vmm_config *cfg);
 /* Parses argv (argv[0] = program, an optional "run" subcommand first). */
 enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv);
 void cli_usage(FILE *out);
+/* One --disk value, PATH[,ro][,serial=S], into d (also how a snapshot's
+ * CONFIG section keeps it).  0, or -1 with why in err. */
+int cli_parse_disk(const char *v, struct disk_opt *d, char *err,
+		   size_t errlen);
 
 #endif

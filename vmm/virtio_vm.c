@@ -3,6 +3,7 @@
 #include "vmm/virtio_vm.h"
 #include "devices/virtio/blk.h"
 #include "devices/virtio/rng.h"
+#include "devices/virtio/state.h"
 #include "firmware/lib/acpi_build.h"
 #include "vmm/disk.h"
 #include "vmm/vm.h"
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #define MAX_DEVS	(CLI_MAX_DISKS + 1)
 #define GSI_FIRST	24		/* above the IOAPIC's pins */
@@ -26,6 +28,8 @@ struct vdev {
 	struct virtio_pci *vp;
 	const char *kind;		/* "blk", "rng" */
 	const char *path;		/* disk image, or NULL */
+	int fd;				/* the image (the device owns it), or
+					 * -1 */
 	bool ro;
 	char name[24];
 	unsigned int slot, gsi_base, nvec;
@@ -172,7 +176,7 @@ static struct vdev *new_dev(struct virtio_vm *vv, const char *kind)
 
 	for (unsigned int i = 0; i < vv->ndevs; i++)
 		nth += !strcmp(vv->devs[i].kind, kind);
-	*d = (struct vdev){ .vv = vv, .kind = kind,
+	*d = (struct vdev){ .vv = vv, .kind = kind, .fd = -1,
 			    .slot = VIRTIO_VM_FIRST_SLOT + vv->ndevs };
 	snprintf(d->name, sizeof(d->name), "virtio-%s%u", kind, nth);
 	return d;
@@ -207,6 +211,7 @@ static int add_disk(struct virtio_vm *vv, struct pci_bus *bus, unsigned int i)
 	b = virtio_blk_create(bus, PCI_BDF(0, d->slot, 0), &conf, &h, d->name);
 	if (!b)
 		return -1;
+	d->fd = vv->disks[i].fd;
 	vv->disks[i].fd = -1;		/* the device owns it now */
 	return plug(vv, d, virtio_blk_pci(b));
 }
@@ -283,6 +288,75 @@ static void json_stats(void *ctx, cJSON *root)
 		json_dev(a, &vv->devs[i]);
 }
 
+/* --- snapshots ----------------------------------------------------------- */
+
+static int snap_save(void *ctx, struct snap_buf *out)
+{
+	struct vdev *d = ctx;
+	struct virtio_pci_snap st;
+
+	virtio_pci_get_state(d->vp, &st);
+	snap_put(out, &st, sizeof(st));
+	return 0;
+}
+
+static int snap_load(void *ctx, const uint8_t *data, size_t len, char *err,
+		     size_t errlen)
+{
+	struct vdev *d = ctx;
+	struct virtio_pci_snap st;
+	const char *why = "malformed section";
+
+	if (len == sizeof(st)) {
+		memcpy(&st, data, sizeof(st));
+		if (virtio_pci_set_state(d->vp, &st, &why) == 0)
+			return 0;
+	}
+	snprintf(err, errlen, "%s%s%s: %s", d->name, d->path ? " " : "",
+		 d->path ? d->path : "", why);
+	return -1;
+}
+
+/* Nothing in flight, and what the guest wrote is on the disk when the
+ * snapshot file is. */
+static int snap_quiesce(void *ctx)
+{
+	struct vdev *d = ctx;
+
+	virtio_pci_quiesce(d->vp);
+	if (d->fd >= 0 && !d->ro && fdatasync(d->fd) < 0) {
+		fprintf(stderr, "minivmm: error: %s: flushing %s: %s\n",
+			d->name, d->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void snap_resume(void *ctx)
+{
+	struct vdev *d = ctx;
+
+	virtio_pci_resume(d->vp);
+}
+
+int virtio_vm_snap_register(struct vm *vm)
+{
+	struct virtio_vm *vv = vm->virtio;
+
+	for (unsigned int i = 0; vv && i < vv->ndevs; i++) {
+		struct vdev *d = &vv->devs[i];
+		struct snap_state_ops o = { SNAP_SEC_VIRTIO,
+			PCI_BDF(0, d->slot, 0), SNAP_PHASE_DEVICES, snap_save,
+			snap_load, d };
+
+		if (snap_add_state(&vm->snap_reg, &o) < 0 ||
+		    snap_add_quiesce(&vm->snap_reg, (struct snap_quiesce){
+			    snap_quiesce, snap_resume, d }) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* --- set-up ------------------------------------------------------------- */
 
 int virtio_vm_prepare(struct vm *vm)
@@ -292,16 +366,6 @@ int virtio_vm_prepare(struct vm *vm)
 
 	if (!cfg->ndisks && !cfg->rng)
 		return 0;
-	/* The transport's and queues' state is plain data ready for it
-	 * (docs/snapshot.md reserves sections 80-83), but no section saves
-	 * it yet: refuse rather than restore a device the driver finds
-	 * reset. */
-	if (cfg->snapshot || cfg->restore) {
-		fprintf(stderr, "minivmm: error: %s: virtio devices (--disk, "
-			"--rng) cannot be saved or restored yet\n",
-			cfg->snapshot ? "--snapshot" : "--restore");
-		return -1;
-	}
 	vv = calloc(1, sizeof(*vv));
 	if (!vv) {
 		fprintf(stderr, "minivmm: error: out of memory\n");

@@ -8,7 +8,9 @@
  * routes kept) when the guest programs the vector; each queue's kick
  * eventfd is a KVM ioeventfd on its notify address, so a kick is handled
  * in the kernel; INTx is a level on IOAPIC GSI 16 + (slot & 3), as the
- * firmware's _PRT says.  Also the per-device --stats.
+ * firmware's _PRT says.  Also the per-device --stats, and snapshots:
+ * quiescing (requests in flight finished, the images flushed) and each
+ * device's section (devices/virtio/state.h).
  */
 #ifndef MINIVMM_VIRTIO_VM_H
 #define MINIVMM_VIRTIO_VM_H
@@ -24,6 +26,9 @@ int virtio_vm_prepare(struct vm *vm);
 /* Create the devices on bus and start their threads: 0, or -1 after a
  * line naming what failed (a missing KVM capability, resources). */
 int virtio_vm_setup(struct vm *vm, struct pci_bus *bus);
+/* Each device's snapshot section (SNAP_SEC_VIRTIO, instance = bdf,
+ * loaded after the PCI functions') and quiesce hook: 0 or -1. */
+int virtio_vm_snap_register(struct vm *vm);
 /* After the PCI bus (and with it the devices) is gone. */
 void virtio_vm_destroy(struct vm *vm);
 

@@ -121,7 +121,7 @@ static uint32_t cfg_le(const uint8_t *p, unsigned int n)
 }
 
 /* Notifications follow BAR 0: bound to KVM where it decodes now. */
-static void rebind_notify(struct virtio_pci *vp)
+void virtio_pci_rebind(struct virtio_pci *vp)
 {
 	const struct pci_bar *b = &vp->fn.bars[VIRTIO_BAR];
 	uint64_t want = b->mapped ? b->map_addr + VIRTIO_BAR_NOTIFY :
@@ -185,7 +185,7 @@ static void cfg_written(struct pci_fn *fn, unsigned int off, unsigned int len)
 {
 	struct virtio_pci *vp = fn->opaque;
 
-	rebind_notify(vp);
+	virtio_pci_rebind(vp);
 	msix_flags(vp);
 	cfg_window(vp, off, len);
 }

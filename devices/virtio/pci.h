@@ -49,6 +49,9 @@ struct pci_fn *virtio_pci_fn(struct virtio_pci *vp);
  * (snapshots), and let it go on.  Pairs nest. */
 void virtio_pci_quiesce(struct virtio_pci *vp);
 void virtio_pci_resume(struct virtio_pci *vp);
+/* Bind the queues' notifications where BAR 0 decodes now (done after
+ * every config-space write; a restore calls it once BAR 0 is back). */
+void virtio_pci_rebind(struct virtio_pci *vp);
 
 /* For device models, in ops->process(): take every available chain of
  * queue q, hand it to handle (which returns the bytes it wrote into the

@@ -4,8 +4,9 @@
  * device: identity and capabilities, the common configuration (feature
  * negotiation, status rules, queue set-up, any access width), MSI-X
  * (table, masking, pending bits, lazy routes), INTx and ISR, where kicks
- * are bound as the BAR moves, the PCI configuration window, and a request
- * served end to end by the device thread.
+ * are bound as the BAR moves, the PCI configuration window, a request
+ * served end to end by the device thread, and snapshot state taken from
+ * one device and loaded into a new one (and malformed state refused).
  */
 #include <check.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "tests/unit/virtio_fake.h"
 #include "devices/virtio/irq.h"
 #include "devices/virtio/rng.h"
+#include "devices/virtio/state.h"
 
 #define F(b)		(1ull << (b))
 #define STD		(F(VIRTIO_F_VERSION_1) | F(VIRTIO_F_RING_EVENT_IDX))
@@ -364,6 +366,107 @@ START_TEST(test_served)
 }
 END_TEST
 
+/* Queue 0 on vector 1, one request served, the vector masked with a
+ * message pending. */
+static void snap_workload(void)
+{
+	unsigned int m = find_cap(PCI_CAP_ID_MSIX, -1);
+	uint64_t t = VIRTIO_BAR_MSIX_TABLE;
+
+	map_bar(BAR_ADDR);
+	bar_wr(t + 16, 0xfee00000, 4);
+	bar_wr(t + 16 + 8, 0x51, 4);
+	bar_wr(t + 16 + 12, 0, 4);
+	cfg_wr(m + 2, 0x8000, 2);
+	ck_assert_int_eq(virtio_pci_start(fake_vp), 0);
+	ck_assert(fake_negotiate(STD));
+	ck_assert_int_eq(fake_queue(1), 0);
+	fake_driver_ok();
+	fake_desc(0, FAKE_BUF, 64, VIRTQ_DESC_F_WRITE, 0);
+	fake_offer(0);
+	ck_assert(fake_wait_used(1));
+	ck_assert_uint_eq(vector_count(1), 1);
+	bar_wr(t + 16 + 12, 1, 4);			/* mask */
+	virtio_irq_queue(fake_vp, 0);
+	ck_assert_uint_eq(bar_rd(VIRTIO_BAR_MSIX_PBA, 8), 2);
+}
+
+START_TEST(test_snapshot_state)
+{
+	static uint8_t ram[FAKE_RAM_SIZE];
+	static struct pci_fn_state fs;
+	struct virtio_pci_snap st, bad;
+	const char *why = NULL;
+
+	snap_workload();
+	virtio_pci_quiesce(fake_vp);
+	virtio_pci_get_state(fake_vp, &st);
+	pci_fn_get_state(virtio_pci_fn(fake_vp), &fs);
+	memcpy(ram, fake_ram, sizeof(ram));
+	virtio_pci_resume(fake_vp);
+	ck_assert_uint_eq(st.vq[0].used_idx, 1);
+	ck_assert_uint_eq(st.vq[0].last_avail, 1);
+	ck_assert_uint_eq(st.msix.pba, 2);
+
+	/* A new machine: the same device, RAM and config space back. */
+	teardown();
+	setup();
+	memcpy(fake_ram, ram, sizeof(ram));
+	ck_assert_int_eq(pci_fn_set_state(virtio_pci_fn(fake_vp), &fs), 0);
+	ck_assert_int_eq(virtio_pci_start(fake_vp), 0);
+
+	/* Malformed or foreign state changes nothing. */
+#define REFUSED(field, value, reason)					\
+	do {								\
+		bad = st;						\
+		bad.field = value;					\
+		why = NULL;						\
+		ck_assert_int_eq(virtio_pci_set_state(fake_vp, &bad,	\
+						      &why), -1);	\
+		ck_assert_ptr_nonnull(strstr(why, reason));		\
+		ck_assert_uint_eq(status(), 0);				\
+	} while (0)
+	REFUSED(type, VIRTIO_ID_BLOCK, "different virtio device");
+	REFUSED(offered, st.offered | F(VIRTIO_BLK_F_RO), "features");
+	REFUSED(cfg_size, 60, "configuration differs");
+	REFUSED(msix.pba, 4, "transport");
+	REFUSED(msix.enabled, 2, "transport");
+	REFUSED(st.config_vector, 7, "transport");
+	REFUSED(reserved[1], 1, "transport");
+	REFUSED(vq[0].size, 48, "queue");
+	REFUSED(vq[0].msix_vector, 2, "queue");
+	REFUSED(vq[1].enabled, 1, "queue");
+#undef REFUSED
+
+	ck_assert_int_eq(virtio_pci_set_state(fake_vp, &st, &why), 0);
+	ck_assert_uint_eq(status(), VIRTIO_STATUS_ACKNOWLEDGE |
+			  VIRTIO_STATUS_DRIVER | VIRTIO_STATUS_FEATURES_OK |
+			  VIRTIO_STATUS_DRIVER_OK);
+	ck_assert_uint_eq(fh.binds, 1);		/* kicks where BAR 0 is */
+	ck_assert_uint_eq(fh.bound_at, BAR_ADDR + VIRTIO_BAR_NOTIFY);
+	bar_wr(COMMON(VIRTIO_PCI_COMMON_Q_SELECT), 0, 2);
+	ck_assert_uint_eq(bar_rd(COMMON(VIRTIO_PCI_COMMON_Q_ENABLE), 2), 1);
+	ck_assert_uint_eq(bar_rd(COMMON(VIRTIO_PCI_COMMON_Q_USEDLO), 8),
+			  FAKE_USED);
+	ck_assert_uint_eq(bar_rd(COMMON(VIRTIO_PCI_COMMON_Q_MSIX), 2), 1);
+	/* The pending message goes out on unmask, routed anew. */
+	ck_assert_uint_eq(fh.routes, 0);
+	bar_wr(VIRTIO_BAR_MSIX_TABLE + 16 + 12, 0, 4);
+	ck_assert_uint_eq(vector_count(1), 1);
+	ck_assert_uint_eq(fh.routes, 1);
+	ck_assert_uint_eq(fh.route_data, 0x51);
+	/* The queue goes on from where it was. */
+	fake_desc(1, FAKE_BUF + 64, 32, VIRTQ_DESC_F_WRITE, 0);
+	/* used_event: interrupt after the second completion */
+	*(uint16_t *)fake_at(FAKE_AVAIL + 4 + 2 * FAKE_QSIZE) = 1;
+	fake_offer(1);
+	ck_assert(fake_wait_used(2));
+	ck_assert_uint_eq(fake_get32(FAKE_USED + 4 + 8), 1);
+	ck_assert_uint_eq(fake_get32(FAKE_USED + 4 + 8 + 4), 32);
+	ck_assert_uint_eq(vector_count(1), 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("virtio_pci");
@@ -380,6 +483,7 @@ int main(void)
 	tcase_add_test(tc, test_notify_binding);
 	tcase_add_test(tc, test_window);
 	tcase_add_test(tc, test_served);
+	tcase_add_test(tc, test_snapshot_state);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }
