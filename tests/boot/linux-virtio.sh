@@ -24,9 +24,14 @@ if [ "$BUILD" = build-asan ]; then
 	exit 0
 fi
 
-# The newest kernel in the cache that has virtio-blk built in.
+# The kernel of this tree's fragment (tools/build-kernel.sh --print), else
+# the newest one in the cache that has virtio-blk built in.
 kernel=${MINIVMM_KERNEL:-}
 cache=${MINIVMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/minivmm}
+if [ -z "$kernel" ] && dir=$(sh tools/build-kernel.sh --print 2>/dev/null) &&
+	grep -q '^CONFIG_VIRTIO_BLK=y' "$dir/config" 2>/dev/null; then
+	kernel=$dir/vmlinux
+fi
 if [ -z "$kernel" ]; then
 	for k in $(ls -t "$cache"/kernel/*/vmlinux 2>/dev/null); do
 		if grep -q '^CONFIG_VIRTIO_BLK=y' "$(dirname "$k")/config" \
@@ -37,7 +42,7 @@ if [ -z "$kernel" ]; then
 	done
 fi
 if [ -z "$kernel" ] || [ ! -f "$kernel" ]; then
-	echo "SKIP: linux-virtio (no kernel built for minivmm with CONFIG_VIRTIO_BLK=y in $cache/kernel/*/; tools/build-kernel.sh makes one)"
+	echo "SKIP: linux-virtio (no kernel built for minivmm with CONFIG_VIRTIO_BLK=y in $cache/kernel/*/; make guest-kernel builds one)"
 	exit 0
 fi
 for t in mkfs.ext4 debugfs e2fsck; do
