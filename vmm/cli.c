@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/cli.h"
+#include "vmm/cpuid_flags.h"
 #include "vmm/layout.h"
 #include "vmm/parse.h"
 
@@ -13,7 +14,7 @@ enum long_only {
 	OPT_CONSOLE, OPT_STATS, OPT_STATS_JSON, OPT_TIMING, OPT_VERSION,
 	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
 	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
-	OPT_DUMP_ACPI, OPT_NO_SANDBOX,
+	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_EXIT_STYLE, OPT_CPUID,
 };
 
 static const struct option options[] = {
@@ -35,6 +36,8 @@ static const struct option options[] = {
 	{ "xen-bar-mtrr", required_argument, NULL, OPT_XEN_BAR_MTRR },
 	{ "dump-acpi",	required_argument, NULL, OPT_DUMP_ACPI },
 	{ "no-sandbox",	no_argument,	   NULL, OPT_NO_SANDBOX },
+	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
+	{ "cpuid",	required_argument, NULL, OPT_CPUID },
 	{ "msr-policy",	required_argument, NULL, OPT_MSR_POLICY },
 	{ "msr",	required_argument, NULL, OPT_MSR },
 	{ "msr-default", required_argument, NULL, OPT_MSR_DEFAULT },
@@ -54,15 +57,21 @@ void cli_usage(FILE *out)
 "  -m, --memory SIZE      guest RAM, K/M/G suffix (no suffix: MiB); default 256M\n"
 "  -c, --cpus N           vCPUs (1..KVM's limit); APs wait for INIT/SIPI\n"
 "  --firmware FILE        firmware image (default: the one built with minivmm)\n"
-"  --kernel FILE          payload: ELF with a PVH entry note\n"
-"  --initrd FILE          initial ramdisk for the payload\n"
+"  --kernel FILE          payload: bzImage, ELF with a PVH entry note, or\n"
+"                         multiboot (v1) kernel\n"
+"  --initrd FILE          initial ramdisk for the payload (multiboot: module)\n"
 "  --append STRING        payload command line\n"
+"  --cpuid FLAGS          +name/-name list: show or hide CPUID features\n"
+"                         (minivmm --cpuid help lists the names)\n"
 "Running:\n"
 "  --timeout SECONDS      stop the guest after SECONDS (exit status 124)\n"
 "  --console MODE         stdio (default), none, or a FILE for guest output\n"
 "  --stats                print exit counts at exit (stderr)\n"
 "  --stats-json FILE      write the same as JSON, atomically\n"
 "  --timing               print boot milestones with host times (stderr)\n"
+"  --exit-style raw|qemu  a test-exit write of V ends with V & 0xff (raw,\n"
+"                         default) or (V << 1 | 1) & 0xff like QEMU's\n"
+"                         isa-debug-exit (what kvm-unit-tests expect)\n"
 "  --no-sandbox           run without the seccomp sandbox (on by default:\n"
 "                         only the system calls a run needs are allowed)\n"
 "PCI:\n"
@@ -194,6 +203,32 @@ static int parse_pci(struct vmm_config *cfg, int c, const char *v)
 	return -1;
 }
 
+static int parse_cpuid(struct vmm_config *cfg, const char *v)
+{
+	struct cpuid_edits ed;
+	char err[CPUID_ERR_MAX];
+
+	if (!strcmp(v, "help")) {
+		cpuid_flags_list(stdout);
+		return 1;
+	}
+	if (cpuid_flags_parse(v, &ed, err) < 0) {
+		fprintf(stderr, "minivmm: error: --cpuid: %s\n", err);
+		return -1;
+	}
+	cfg->cpuid = v;
+	return 0;
+}
+
+static int parse_exit_style(struct vmm_config *cfg, const char *v)
+{
+	static const char *const styles[] = { "raw", "qemu", NULL };
+	int i = choice("--exit-style", v, styles, "expected raw or qemu");
+
+	cfg->exit_qemu = i == 1;
+	return i < 0 ? -1 : 0;
+}
+
 static int parse_one(struct vmm_config *cfg, int c, const char *v)
 {
 	if (c >= OPT_ECAM && c <= OPT_XEN_BAR_MTRR)
@@ -229,6 +264,8 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_MSR_CHECK: cfg->msr_policy_check = v; return 0;
 	case OPT_DUMP_ACPI: cfg->dump_acpi = v; return 0;
 	case OPT_NO_SANDBOX: cfg->sandbox = false; return 0;
+	case OPT_EXIT_STYLE: return parse_exit_style(cfg, v);
+	case OPT_CPUID: return parse_cpuid(cfg, v);
 	}
 	return -1;
 }
@@ -262,8 +299,12 @@ enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv)
 				"value\n", argv[optind - 1]);
 			return CLI_ERROR;
 		}
-		if (parse_one(cfg, c, optarg) < 0)
+		switch (parse_one(cfg, c, optarg)) {
+		case -1:
 			return CLI_ERROR;
+		case 1:
+			return CLI_EXIT_OK;	/* a "help" value */
+		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "minivmm: error: unexpected argument '%s' "

@@ -44,6 +44,8 @@ struct vmm_config {
 	const char *msr_policy_check;	/* print table and exit */
 	bool sandbox;
 	const char *dump_acpi;
+	bool exit_qemu;			/* --exit-style qemu */
+	const char *cpuid;		/* --cpuid +flag,-flag,... */
 };
 
 enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_ERROR };

@@ -8,7 +8,9 @@
 
 struct vcpu;
 
-/* Sets vCPU v's CPUID (of ncpus in all); kvm_fd is /dev/kvm's. */
-int cpuid_setup(int kvm_fd, unsigned int ncpus, struct vcpu *v);
+/* Sets vCPU v's CPUID (of ncpus in all); kvm_fd is /dev/kvm's, flags
+ * the --cpuid edits (NULL: none). */
+int cpuid_setup(int kvm_fd, unsigned int ncpus, const char *flags,
+		struct vcpu *v);
 
 #endif

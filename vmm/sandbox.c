@@ -90,6 +90,7 @@ static const unsigned long ioctls[] = {
 	KVM_GET_MSRS, KVM_SET_MSRS,
 	/* emulate.c: completing instructions the host's emulator rejects */
 	KVM_SET_REGS, KVM_SET_SREGS, KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS,
+	KVM_SIGNAL_MSI,		/* S3: INIT to the other vCPUs */
 	KVM_GET_FPU,
 	TCGETS, TCSETS, TCSETSW, TCSETSF,
 };

@@ -28,6 +28,7 @@
 #include "vmm/pvm/emulate.h"
 
 struct pci_vm;
+struct platform;
 struct uart;
 
 struct vm {
@@ -48,6 +49,7 @@ struct vm {
 	struct emulate_ctx emulate;
 	void *msr_state;	/* msr/vm.c */
 	struct pci_vm *pci;	/* pci_vm.c */
+	struct platform *platform;	/* platform.c */
 	struct payload payload;
 	struct rom rom;
 	struct vcpu *vcpus;
