@@ -58,13 +58,54 @@ static int64_t guest_s(const struct rtc *r)
 	return (int64_t)(r->now_ns() / NS) + r->offset_s;
 }
 
+/* Civil dates from day numbers and back (proleptic Gregorian, day 0 =
+ * 1970-01-01), by 400-year eras; libc's gmtime would read the time zone
+ * files on first use, which the sandbox forbids. */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
 static struct tm broken(int64_t s)
 {
-	time_t t = (time_t)s;
-	struct tm tm;
+	int64_t days = (s >= 0 ? s : s - 86399) / 86400, sod = s - days * 86400;
+	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	int m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	struct tm tm = {
+		.tm_sec = (int)(sod % 60), .tm_min = (int)(sod / 60 % 60),
+		.tm_hour = (int)(sod / 3600),
+		.tm_mday = (int)(doy - (153 * mp + 2) / 5 + 1),
+		.tm_mon = m - 1,
+		.tm_year = (int)(yoe + era * 400 + (m <= 2) - 1900),
+		.tm_wday = (int)(((days % 7) + 11) % 7),	/* 1970: Thu */
+	};
 
-	gmtime_r(&t, &tm);
 	return tm;
+}
+
+/* Like timegm, out-of-range fields included (a guest may write 61 s). */
+static int64_t seconds_of(const struct tm *tm)
+{
+	int64_t y = tm->tm_year + 1900ll + tm->tm_mon / 12;
+	int mon = tm->tm_mon % 12;
+
+	if (mon < 0) {
+		mon += 12;
+		y--;
+	}
+	return days_from_civil(y, mon + 1, 1) * 86400 +
+	       (int64_t)(tm->tm_mday - 1) * 86400 + tm->tm_hour * 3600ll +
+	       tm->tm_min * 60ll + tm->tm_sec;
 }
 
 static uint8_t enc_hour(const struct rtc *r, int h)
@@ -120,7 +161,7 @@ static void write_time(struct rtc *r, unsigned int reg, uint8_t v)
 	default:	/* century */
 		tm.tm_year = dec(r, v) * 100 + (tm.tm_year + 1900) % 100 - 1900;
 	}
-	s = (int64_t)timegm(&tm);
+	s = seconds_of(&tm);
 	if (r->cmos[RTC_REG_B] & RTC_B_SET)
 		r->frozen_s = s;
 	else

@@ -52,6 +52,8 @@ void cli_usage(FILE *out)
 	fputs(
 "usage: minivmm [run] [options]\n"
 "       minivmm bench [options]   (benchmarks: minivmm bench --help)\n"
+"       minivmm test [options] MANIFEST [NAME...]   (kvm-unit-tests style\n"
+"                                 guest tests: minivmm test --help)\n"
 "\n"
 "Machine:\n"
 "  -m, --memory SIZE      guest RAM, K/M/G suffix (no suffix: MiB); default 256M\n"
