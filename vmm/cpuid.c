@@ -123,6 +123,39 @@ static void apply_edits(struct kvm_cpuid2 *c, const char *flags,
 	}
 }
 
+struct kvm_cpuid2 *cpuid_guest_table(int kvm_fd, const char *flags)
+{
+	struct kvm_cpuid2 *c;
+	size_t sz = sizeof(*c) + MAX_ENTRIES * sizeof(c->entries[0]);
+	bool ring0_emulated = emulate_host_ring0_emulated();
+
+	c = calloc(1, sz);
+	if (!c)
+		return NULL;
+	c->nent = MAX_ENTRIES;
+	if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c) < 0) {
+		free(c);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < c->nent; i++)
+		adjust(&c->entries[i], 0, 1, ring0_emulated);
+	apply_edits(c, flags, 1);	/* quiet: cpuid_setup warns */
+	return c;
+}
+
+bool cpuid_table_has(const struct kvm_cpuid2 *c, uint32_t leaf,
+		     uint32_t subleaf, int reg, unsigned int bit)
+{
+	for (uint32_t i = 0; i < c->nent; i++) {
+		const struct kvm_cpuid_entry2 *e = &c->entries[i];
+		const uint32_t r[4] = { e->eax, e->ebx, e->ecx, e->edx };
+
+		if (e->function == leaf && e->index == subleaf)
+			return reg >= 0 && reg < 4 && (r[reg] >> bit & 1);
+	}
+	return false;
+}
+
 int cpuid_setup(int kvm_fd, unsigned int ncpus, const char *flags,
 		struct vcpu *v)
 {
