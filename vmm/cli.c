@@ -15,6 +15,7 @@ enum long_only {
 	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
 	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
 	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_EXIT_STYLE, OPT_CPUID,
+	OPT_PCI_TESTDEV,
 };
 
 static const struct option options[] = {
@@ -38,6 +39,7 @@ static const struct option options[] = {
 	{ "no-sandbox",	no_argument,	   NULL, OPT_NO_SANDBOX },
 	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
 	{ "cpuid",	required_argument, NULL, OPT_CPUID },
+	{ "pci-testdev", required_argument, NULL, OPT_PCI_TESTDEV },
 	{ "msr-policy",	required_argument, NULL, OPT_MSR_POLICY },
 	{ "msr",	required_argument, NULL, OPT_MSR },
 	{ "msr-default", required_argument, NULL, OPT_MSR_DEFAULT },
@@ -84,6 +86,7 @@ void cli_usage(FILE *out)
 "  --xen-platform on|off  the Xen platform device 5853:0001 (default on)\n"
 "  --xen-bar-mtrr wb|uc   firmware keeps its BAR write-back (default) or\n"
 "                         uncacheable like hvmloader before Xen 4.21\n"
+"  --pci-testdev on|off   QEMU's pci-testdev 1b36:0005 at 00:04.0 (default off)\n"
 "  --dump-acpi DIR        at exit, write the guest's ACPI tables to DIR\n"
 "MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see README):\n"
 "  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
@@ -268,6 +271,13 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_NO_SANDBOX: cfg->sandbox = false; return 0;
 	case OPT_EXIT_STYLE: return parse_exit_style(cfg, v);
 	case OPT_CPUID: return parse_cpuid(cfg, v);
+	case OPT_PCI_TESTDEV: {
+		int i = choice("--pci-testdev", v, on_off,
+			       "expected on or off");
+
+		cfg->pci_testdev = i == 1;
+		return i < 0 ? -1 : 0;
+	}
 	}
 	return -1;
 }

@@ -45,6 +45,7 @@ struct vmm_config {
 	bool sandbox;
 	const char *dump_acpi;
 	bool exit_qemu;			/* --exit-style qemu */
+	bool pci_testdev;		/* --pci-testdev on */
 	const char *cpuid;		/* --cpuid +flag,-flag,... */
 };
 

@@ -91,6 +91,7 @@ static const unsigned long ioctls[] = {
 	/* emulate.c: completing instructions the host's emulator rejects */
 	KVM_SET_REGS, KVM_SET_SREGS, KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS,
 	KVM_SIGNAL_MSI,		/* S3: INIT to the other vCPUs */
+	KVM_IOEVENTFD,		/* pci-testdev's eventfd tests */
 	KVM_GET_FPU, KVM_GET_XCRS, KVM_GET_CPUID2,
 	TCGETS, TCSETS, TCSETSW, TCSETSF,
 };
