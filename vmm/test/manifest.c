@@ -58,7 +58,10 @@ int manifest_parse_duration(const char *s, double *seconds)
 	char *end;
 	double v;
 
-	if (!*s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	size_t digits = strspn(s, "0123456789.");
+
+	/* decimal only, as timeout(1) takes it (strtod would read hex) */
+	if (!digits || (s[digits] && s[digits + 1]))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);

@@ -72,8 +72,13 @@ void result_from_minivmm(const struct ending *e, struct result *r)
 		snprintf(r->text, sizeof(r->text), "timeout; duration=%gs",
 			 e->timeout);
 	} else if (!e->test_exit) {
-		/* minivmm's own end: its message says why. */
-		set(r, V_FAIL, "%s (status %d)", e->last_err, e->code);
+		/* minivmm's own end: its first message says why, and the
+		 * instruction when the report names one. */
+		r->v = V_FAIL;
+		snprintf(r->text, sizeof(r->text), "%s%s%s (status %d)",
+			 e->first_err ? e->first_err : e->last_err,
+			 e->insn && e->insn[0] ? ": " : "",
+			 e->insn ? e->insn : "", e->code);
 	} else if (e->code == STATUS_PASS) {
 		set(r, V_PASS, "%s", e->summary, 0);
 	} else if (e->code == STATUS_SKIP) {

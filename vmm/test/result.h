@@ -29,6 +29,8 @@ struct ending {
 	bool timed_out;			/* the runner's watchdog fired */
 	const char *summary;		/* the SUMMARY line's text, or "" */
 	const char *last_err;		/* the last stderr line, or "" */
+	const char *first_err;		/* the first stderr line, or "" */
+	const char *insn;		/* minivmm: the failing instruction */
 	bool test_exit;			/* minivmm: "guest test-exit" seen */
 	bool err_lines;			/* QEMU: stderr has non-warnings */
 	bool guest_output;		/* QEMU: anything on the serial */

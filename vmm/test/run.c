@@ -38,6 +38,8 @@ struct job {
 	char tail[TAIL_LINES][LINE_MAX_LEN];
 	int ntail;
 	char last_err[LINE_MAX_LEN];
+	char first_err[LINE_MAX_LEN];	/* minivmm's first message */
+	char insn[LINE_MAX_LEN];	/* its failure report's instruction */
 	bool test_exit, err_lines, guest_output, timed_out;
 };
 
@@ -69,9 +71,15 @@ static void stdout_line(struct job *j, const char *s)
 
 static void stderr_line(struct job *j, const char *s)
 {
+	static const char insn[] = "  instruction: ";
+
 	if (!*s)
 		return;
 	snprintf(j->last_err, sizeof(j->last_err), "%s", s);
+	if (!j->first_err[0])
+		snprintf(j->first_err, sizeof(j->first_err), "%s", s);
+	if (!strncmp(s, insn, sizeof(insn) - 1))
+		snprintf(j->insn, sizeof(j->insn), "%s", s + sizeof(insn) - 1);
 	if (strstr(s, "guest test-exit"))
 		j->test_exit = true;
 	if (!strcasestr(s, "warning"))
@@ -210,6 +218,7 @@ static void finish(struct job *j, int status, const struct run_opts *o)
 		.code = WIFEXITED(status) ? WEXITSTATUS(status) :
 			WTERMSIG(status),
 		.timed_out = j->timed_out, .last_err = j->last_err,
+		.first_err = j->first_err, .insn = j->insn,
 		.test_exit = j->test_exit, .err_lines = j->err_lines,
 		.guest_output = j->guest_output, .timeout = it->plan.timeout,
 	};
