@@ -31,6 +31,7 @@ struct test_opts {
 	double timeout;
 	const char *tap, *junit, *markdown, *log_dir, *kernel_dir;
 	const char *qemu_args;
+	const char *group;
 	bool peer;
 	const char *manifest;
 	char **names;
@@ -45,6 +46,7 @@ static void usage(FILE *out)
 "Runs the tests of a kvm-unit-tests manifest (unittests.cfg) under minivmm;\n"
 "NAMEs pick tests (a named test runs even in group nodefault).\n"
 "  -j, --jobs N         tests at a time (default: the host's CPUs, at most 64)\n"
+"  -g, --group G        only the tests in group G (nodefault ones too)\n"
 "  --timeout S          every test's timeout in seconds (default: the\n"
 "                       manifest's, else 90)\n"
 "  --kernel-dir DIR     where the manifest's files are (default: its folder)\n"
@@ -98,6 +100,7 @@ static int parse_opt(struct test_opts *o, int c, const char *v)
 	case 'L': o->log_dir = v; return 0;
 	case 'K': o->kernel_dir = v; return 0;
 	case 'Q': o->qemu_args = v; return 0;
+	case 'g': o->group = v; return 0;
 	}
 	return -1;
 }
@@ -107,6 +110,7 @@ static int parse_args(struct test_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "group", required_argument, NULL, 'g' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "peer", required_argument, NULL, 'p' },
 		{ "tap", required_argument, NULL, 'T' },
@@ -126,7 +130,7 @@ static int parse_args(struct test_opts *o, int argc, char **argv)
 				 .log_dir = "test-logs" };
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":j:g:h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return 1;
@@ -230,7 +234,9 @@ static int select_tests(const struct test_opts *o, const struct manifest *m,
 			bool *want)
 {
 	for (int i = 0; i < m->n; i++)
-		want[i] = o->nnames == 0;
+		want[i] = o->nnames == 0 &&
+			  (!o->group || manifest_has_word(m->t[i].groups,
+							  o->group));
 	for (int i = 0; i < o->nnames; i++) {
 		int k = manifest_find(m, o->names[i]);
 
@@ -342,7 +348,7 @@ static int run_selected(const struct test_opts *o, struct setup *s,
 	for (int i = 0; i < m->n; i++) {
 		if (!want[i])
 			continue;
-		s->po.named = o->nnames > 0;
+		s->po.named = o->nnames > 0 || o->group;
 		plan_make(&m->t[i], &s->po, &items[n++].plan);
 	}
 	report_header(stdout, o->peer);

@@ -6,7 +6,9 @@
  * that runs over several lines, anything else (comments, unknown keys) is
  * ignored.  Keys: file, smp, test_args, qemu_params (extra_params is the
  * same), arch, groups, timeout, check, accel, machine, disabled_if, and
- * minivmm's own minivmm_params (more options for minivmm's runs).  Values
+ * minivmm's own: minivmm_params (more options for minivmm's runs) and
+ * poweroff ("pass": an ACPI power-off ends the test successfully, as
+ * minivmm's firmware payloads do; the suite counts it a failure).  Values
  * are kept as text; smp and timeout are checked here.  Pure: unit-tested
  * and fuzzed on hostile text.
  */
@@ -31,6 +33,7 @@ struct manifest_test {
 	char *qemu_params;		/* "" if absent: shell words */
 	char *minivmm_params;		/* "" if absent: shell words */
 	char *arch, *groups, *check, *accel, *machine, *disabled_if;
+	char *poweroff;			/* "pass" or "" */
 	double timeout;			/* seconds; 0 if absent */
 };
 

@@ -186,6 +186,9 @@ static void decide(struct plan *p, const struct plan_opts *o)
 		skip(p, "%s only", t->accel);
 	if (t->disabled_if[0])
 		skip(p, "disabled_if needs a shell: %s", t->disabled_if);
+	if (t->poweroff[0] && strcmp(t->poweroff, "pass"))
+		skip(p, "poweroff '%s': expected pass", t->poweroff);
+	p->poweroff_pass = !strcmp(t->poweroff, "pass");
 	if (t->check[0])
 		check_files(p, o);
 	if (!t->file[0])

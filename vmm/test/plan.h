@@ -46,6 +46,7 @@ struct plan {
 	char vmm_skip[PLAN_REASON_MAX];	/* "": minivmm can run it */
 	char notes[PLAN_NOTES_MAX];	/* what was dropped, for the log */
 	double timeout;
+	bool poweroff_pass;		/* poweroff = pass */
 	char kernel[PATH_MAX];
 	/* NULL-terminated argument vectors (pointers into the plan). */
 	char *vmm_argv[PLAN_ARGV_MAX];

@@ -67,7 +67,10 @@ void result_from_minivmm(const struct ending *e, struct result *r)
 		by_signal(e, r);
 		return;
 	}
-	if (e->code == STATUS_TIMEOUT && !e->test_exit) {
+	if (e->code == 0 && e->powered_off && e->poweroff_pass) {
+		set(r, V_PASS, "%s", e->summary[0] ? e->summary :
+		    "powered off", 0);
+	} else if (e->code == STATUS_TIMEOUT && !e->test_exit) {
 		r->v = V_TIMEOUT;
 		snprintf(r->text, sizeof(r->text), "timeout; duration=%gs",
 			 e->timeout);

@@ -32,6 +32,8 @@ struct ending {
 	const char *first_err;		/* the first stderr line, or "" */
 	const char *insn;		/* minivmm: the failing instruction */
 	bool test_exit;			/* minivmm: "guest test-exit" seen */
+	bool powered_off;		/* minivmm: "powered off" seen */
+	bool poweroff_pass;		/* the entry's poweroff = pass */
 	bool err_lines;			/* QEMU: stderr has non-warnings */
 	bool guest_output;		/* QEMU: anything on the serial */
 	double timeout;			/* seconds, for the reason */

@@ -40,7 +40,7 @@ struct job {
 	char last_err[LINE_MAX_LEN];
 	char first_err[LINE_MAX_LEN];	/* minivmm's first message */
 	char insn[LINE_MAX_LEN];	/* its failure report's instruction */
-	bool test_exit, err_lines, guest_output, timed_out;
+	bool test_exit, powered_off, err_lines, guest_output, timed_out;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -82,6 +82,8 @@ static void stderr_line(struct job *j, const char *s)
 		snprintf(j->insn, sizeof(j->insn), "%s", s + sizeof(insn) - 1);
 	if (strstr(s, "guest test-exit"))
 		j->test_exit = true;
+	if (!strncmp(s, "minivmm: guest powered off", 26))
+		j->powered_off = true;
 	if (!strcasestr(s, "warning"))
 		j->err_lines = true;
 }
@@ -219,7 +221,9 @@ static void finish(struct job *j, int status, const struct run_opts *o)
 			WTERMSIG(status),
 		.timed_out = j->timed_out, .last_err = j->last_err,
 		.first_err = j->first_err, .insn = j->insn,
-		.test_exit = j->test_exit, .err_lines = j->err_lines,
+		.test_exit = j->test_exit, .powered_off = j->powered_off,
+		.poweroff_pass = it->plan.poweroff_pass,
+		.err_lines = j->err_lines,
 		.guest_output = j->guest_output, .timeout = it->plan.timeout,
 	};
 
