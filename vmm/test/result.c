@@ -44,8 +44,10 @@ static void failed(const struct ending *e, struct result *r)
 	if (e->code == STATUS_ABORT)
 		snprintf(r->text, sizeof(r->text), "%s%saborted", e->summary,
 			 e->summary[0] ? "; " : "");
-	else
+	else if (e->summary[0])
 		snprintf(r->text, sizeof(r->text), "%s", e->summary);
+	else	/* the status says what the test wrote: (v << 1) | 1 */
+		snprintf(r->text, sizeof(r->text), "exit code %d", e->code);
 }
 
 static void by_signal(const struct ending *e, struct result *r)

@@ -41,6 +41,7 @@ struct job {
 	char first_err[LINE_MAX_LEN];	/* minivmm's first message */
 	char insn[LINE_MAX_LEN];	/* its failure report's instruction */
 	bool test_exit, powered_off, err_lines, guest_output, timed_out;
+	bool not_started;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -205,8 +206,11 @@ static int start(struct job *j, const struct run_opts *o)
 		      (j->kind == RUN_VMM ? VMM_GRACE_NS : 0);
 	if (spawn(j, argv) == 0)
 		return 0;
-	fprintf(stderr, "minivmm: test: cannot run %s: %s\n", argv[0],
-		strerror(errno));
+	/* The test fails, the run goes on. */
+	snprintf(j->first_err, sizeof(j->first_err), "cannot run %s: %s",
+		 argv[0], strerror(errno));
+	if (j->log)
+		fprintf(j->log, "%s\n", j->first_err);
 	return -1;
 }
 
@@ -231,10 +235,14 @@ static void finish(struct job *j, int status, const struct run_opts *o)
 		if (result_summary(j->tail[i]))
 			summary = result_summary(j->tail[i]);
 	e.summary = summary;
-	if (j->kind == RUN_QEMU)
+	if (j->not_started) {
+		r->v = V_FAIL;
+		snprintf(r->text, sizeof(r->text), "%.180s", j->first_err);
+	} else if (j->kind == RUN_QEMU) {
 		result_from_qemu(&e, r);
-	else
+	} else {
 		result_from_minivmm(&e, r);
+	}
 	r->secs = (double)(now_ns() - j->start) / 1e9;
 	if (j->log)
 		fclose(j->log);
@@ -307,10 +315,15 @@ static int round_trip(struct pool *pl, const struct run_opts *o)
 	uint64_t now;
 
 	while (pl->running < o->jobs && pl->next < pl->njobs) {
-		if (start(&pl->jobs[pl->next], o) < 0)
-			return -1;
-		pl->next++;
-		pl->running++;
+		struct job *j = &pl->jobs[pl->next++];
+
+		if (start(j, o) == 0) {
+			pl->running++;
+			continue;
+		}
+		j->pid = 0;
+		j->not_started = true;
+		finish(j, 127 << 8, o);
 	}
 	for (int i = 0; i < pl->njobs && nfds < 2 * 64 - 1; i++) {
 		struct job *j = &pl->jobs[i];
