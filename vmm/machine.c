@@ -13,6 +13,7 @@
 #include "vmm/msr/vm.h"
 #include "vmm/pci_vm.h"
 #include "vmm/platform.h"
+#include "vmm/suspend.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -97,6 +98,7 @@ static int add_devices(struct vm *vm)
 	vm->exit_port = (struct debug_port){ on_test_exit, vm };
 	vm->progress_port = (struct debug_port){ on_progress, vm };
 	acpi_pm_init(&vm->acpi_pm, timing_now_ns, on_poweroff, vm);
+	vm->acpi_pm.suspend = suspend_to_ram;
 	vm->reset_port = (struct i8042_reset){ on_reset, vm };
 	if (!vm->uart ||
 	    bus_register(&vm->pio, ABI_UART_PORT, UART_NR_PORTS, &uart_ops,

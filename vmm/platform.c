@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/platform.h"
 #include "vmm/layout.h"
-#include "vmm/suspend.h"
 #include "vmm/timing.h"
 #include "vmm/vm.h"
 
@@ -133,7 +132,6 @@ int platform_add(struct vm *vm)
 	fw_cfg_init(&p->fw_cfg, vm->cfg->mem_size, vm->ncpus);
 	rtc_init(&p->rtc, realtime_ns, rtc_irq, rtc_changed, vm);
 	pc_testdev_init(&p->testdev, testdev_irq, testdev_flush, vm);
-	vm->acpi_pm.suspend = suspend_to_ram;
 	if (add_ranges(vm, p) < 0) {
 		fprintf(stderr, "minivmm: error: registering the platform "
 			"devices\n");

@@ -3,7 +3,7 @@
  * The PC platform devices beyond the core ones, most of them there for
  * payloads written against QEMU (the kvm-unit-tests): fw_cfg at 0x510, the
  * CMOS RTC at 0x70 (with a timer thread that raises its interrupts on
- * time) and QEMU's pc-testdev.  Also the ACPI S3 hook (suspend.h).
+ * time) and QEMU's pc-testdev.
  */
 #ifndef MINIVMM_PLATFORM_H
 #define MINIVMM_PLATFORM_H

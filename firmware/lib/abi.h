@@ -14,7 +14,8 @@
 #define ABI_UART_PORT		0x3f8
 #define ABI_UART_IRQ		4
 
-/* Test-exit port: a 32-bit write of V ends the VM with status V & 0xff. */
+/* Test-exit port: a write of V (8, 16 or 32 bits) ends the VM with status
+ * V & 0xff (or, with --exit-style qemu, (V << 1 | 1) & 0xff). */
 #define ABI_TEST_EXIT_PORT	0xf4
 
 /* Boot-progress port: a byte write records a milestone with a host time. */
