@@ -20,7 +20,7 @@ struct seg {
 
 static uint8_t img[IMG_MAX] __attribute__((aligned(16)));
 static size_t img_len;
-static size_t data_off[8];
+static size_t data_off[PAYLOAD_LOW_MAX + 2];
 static struct gmem mem;
 static char path[PATH_MAX];
 
