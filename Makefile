@@ -14,7 +14,7 @@ VERSION	:= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 CFLAGS	:= -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror \
 	   -Wno-missing-field-initializers -I. -MMD -MP \
 	   -DMINIVMM_VERSION='"$(VERSION)"'
-LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lpthread
+LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lz -lpthread
 ifeq ($(SAN),1)
 CFLAGS	+= -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined

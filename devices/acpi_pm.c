@@ -103,3 +103,24 @@ bool acpi_pm_rtc_wake(const struct acpi_pm *pm)
 }
 
 const struct bus_ops acpi_pm_ops = { .read = pm_read, .write = pm_write };
+
+void acpi_pm_get_state(const struct acpi_pm *pm, struct acpi_pm_state *s)
+{
+	*s = (struct acpi_pm_state){
+		.sts = pm->sts, .en = pm->en, .cnt = pm->cnt,
+		.elapsed_ns = pm->now_ns() - pm->start_ns,
+	};
+}
+
+int acpi_pm_set_state(struct acpi_pm *pm, const struct acpi_pm_state *s)
+{
+	if (s->reserved || !(s->cnt & ACPI_PM1_SCI_EN) ||
+	    (s->cnt & ACPI_PM1_SLP_EN))
+		return -1;
+	pm->sts = s->sts;
+	pm->en = s->en;
+	pm->cnt = s->cnt;
+	/* Modulo 2^64: timer() subtracts it back whatever the host clock. */
+	pm->start_ns = pm->now_ns() - s->elapsed_ns;
+	return 0;
+}

@@ -32,6 +32,16 @@ void acpi_pm_init(struct acpi_pm *pm, uint64_t (*now_ns)(void),
 void acpi_pm_woken(struct acpi_pm *pm, bool by_rtc);
 /* True if PM1_EN lets the RTC alarm wake the machine. */
 bool acpi_pm_rtc_wake(const struct acpi_pm *pm);
+/* Registers and the PM timer's count (as time since its epoch), for
+ * snapshots: a restored timer goes on from the saved count. */
+struct acpi_pm_state {
+	uint16_t sts, en, cnt, reserved;
+	uint64_t elapsed_ns;
+};
+
+void acpi_pm_get_state(const struct acpi_pm *pm, struct acpi_pm_state *s);
+/* -1 (nothing changes) if s is inconsistent. */
+int acpi_pm_set_state(struct acpi_pm *pm, const struct acpi_pm_state *s);
 
 /* Registered at ACPI_PM1A_EVT_PORT for ACPI_PM_PORTS_LEN bytes. */
 extern const struct bus_ops acpi_pm_ops;

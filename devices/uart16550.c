@@ -232,3 +232,45 @@ size_t uart_receive(struct uart *u, const uint8_t *buf, size_t n)
 	pthread_mutex_unlock(&u->lock);
 	return i;
 }
+
+void uart_get_state(struct uart *u, struct uart_state *s)
+{
+	pthread_mutex_lock(&u->lock);
+	*s = (struct uart_state){
+		.ier = u->ier, .lcr = u->lcr, .mcr = u->mcr, .scr = u->scr,
+		.fcr = u->fcr, .dll = u->dll, .dlm = u->dlm,
+		.thre_pending = u->thre_pending,
+		.irq_level = (uint8_t)u->irq_level,
+		.rx_head = (uint8_t)u->rx_head, .rx_count = (uint8_t)u->rx_count,
+	};
+	for (unsigned int i = 0; i < UART_RX_FIFO; i++)
+		s->rx[i] = u->rx[i];
+	pthread_mutex_unlock(&u->lock);
+}
+
+int uart_set_state(struct uart *u, const struct uart_state *s)
+{
+	if (s->rx_head >= UART_RX_FIFO || s->rx_count > UART_RX_FIFO ||
+	    s->thre_pending > 1 || s->irq_level > 1 || s->reserved ||
+	    (s->ier & ~(IER_RDA | IER_THRE | IER_RLS | IER_MS)) ||
+	    (s->mcr & ~0x1f))
+		return -1;
+	pthread_mutex_lock(&u->lock);
+	u->ier = s->ier;
+	u->lcr = s->lcr;
+	u->mcr = s->mcr;
+	u->scr = s->scr;
+	u->fcr = s->fcr;
+	u->dll = s->dll;
+	u->dlm = s->dlm;
+	u->thre_pending = s->thre_pending;
+	u->rx_head = s->rx_head;
+	u->rx_count = s->rx_count;
+	for (unsigned int i = 0; i < UART_RX_FIFO; i++)
+		u->rx[i] = s->rx[i];
+	u->irq_level = s->irq_level;
+	if (u->irq_level)
+		irq_set(&u->irq, 1);
+	pthread_mutex_unlock(&u->lock);
+	return 0;
+}

@@ -233,3 +233,47 @@ void xen_platform_get_stats(struct xen_platform *xp,
 	*out = xp->stats;
 	pthread_mutex_unlock(&xp->lock);
 }
+
+void xen_platform_get_state(struct xen_platform *xp,
+			    struct xen_platform_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_lock(&xp->lock);
+	s->flags = xp->stats.flags;
+	s->product_set = xp->stats.product_set;
+	s->build_set = xp->stats.build_set;
+	s->unplug_mask = xp->stats.unplug_mask;
+	s->product = xp->stats.product;
+	s->build = xp->stats.build;
+	s->log_len = xp->log_len;
+	s->unplug_writes = xp->stats.unplug_writes;
+	s->magic_reads = xp->stats.magic_reads;
+	s->log_lines = xp->stats.log_lines;
+	s->log_bytes = xp->stats.log_bytes;
+	memcpy(s->log_buf, xp->log_buf, xp->log_len);
+	pthread_mutex_unlock(&xp->lock);
+}
+
+int xen_platform_set_state(struct xen_platform *xp,
+			   const struct xen_platform_state *s)
+{
+	if ((s->flags & ~XEN_PFFLAG_ROM_LOCK) || s->product_set > 1 ||
+	    s->build_set > 1 || s->reserved ||
+	    s->log_len >= XEN_PLATFORM_LOG_MAX)
+		return -1;
+	pthread_mutex_lock(&xp->lock);
+	xp->stats.flags = s->flags;
+	xp->stats.product_set = s->product_set;
+	xp->stats.build_set = s->build_set;
+	xp->stats.unplug_mask = s->unplug_mask;
+	xp->stats.product = s->product;
+	xp->stats.build = s->build;
+	xp->stats.unplug_writes = s->unplug_writes;
+	xp->stats.magic_reads = s->magic_reads;
+	xp->stats.log_lines = s->log_lines;
+	xp->stats.log_bytes = s->log_bytes;
+	xp->log_len = s->log_len;
+	memcpy(xp->log_buf, s->log_buf, s->log_len);
+	pthread_mutex_unlock(&xp->lock);
+	return 0;
+}

@@ -78,6 +78,23 @@ struct pci_fn *xen_platform_fn(struct xen_platform *xp);
 void xen_platform_get_stats(struct xen_platform *xp,
 			    struct xen_platform_stats *out);
 
+/* The protocol state and a partial log line, for snapshots (fixed
+ * layout; config space and BARs are the PCI function's). */
+struct xen_platform_state {
+	uint8_t flags, product_set, build_set, reserved;
+	uint16_t unplug_mask, product;
+	uint32_t build;
+	uint32_t log_len;
+	uint64_t unplug_writes, magic_reads, log_lines, log_bytes;
+	char log_buf[XEN_PLATFORM_LOG_MAX];
+};
+
+void xen_platform_get_state(struct xen_platform *xp,
+			    struct xen_platform_state *s);
+/* -1 (nothing changes) if s is inconsistent. */
+int xen_platform_set_state(struct xen_platform *xp,
+			   const struct xen_platform_state *s);
+
 /* Fixed ports 0x10-0x1F, opaque = the device. */
 extern const struct bus_ops xen_platform_legacy_ops;
 /* BAR0 (256 I/O ports); set as BAR 0's ops, opaque = the device.  Byte

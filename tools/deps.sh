@@ -5,7 +5,7 @@ set -eu
 
 PKGS="gcc make pkg-config libc6-dev linux-libc-dev libfdt-dev check
 acpica-tools libseccomp-dev libcjson-dev libcapstone-dev busybox-static
-clang libclang-rt-14-dev python3 cpio"
+clang libclang-rt-14-dev python3 cpio zlib1g-dev"
 
 missing=""
 for p in $PKGS; do

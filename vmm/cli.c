@@ -16,6 +16,8 @@ enum long_only {
 	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
 	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_EXIT_STYLE, OPT_CPUID,
 	OPT_PCI_TESTDEV,
+	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
+	OPT_RESTORE_VERIFY, OPT_APPEND_ENV,
 };
 
 static const struct option options[] = {
@@ -44,6 +46,12 @@ static const struct option options[] = {
 	{ "msr",	required_argument, NULL, OPT_MSR },
 	{ "msr-default", required_argument, NULL, OPT_MSR_DEFAULT },
 	{ "msr-policy-check", required_argument, NULL, OPT_MSR_CHECK },
+	{ "snapshot",	required_argument, NULL, OPT_SNAPSHOT },
+	{ "snapshot-at", required_argument, NULL, OPT_SNAPSHOT_AT },
+	{ "snapshot-continue", no_argument, NULL, OPT_SNAPSHOT_CONTINUE },
+	{ "restore",	required_argument, NULL, OPT_RESTORE },
+	{ "restore-verify", no_argument,   NULL, OPT_RESTORE_VERIFY },
+	{ "append-env",	required_argument, NULL, OPT_APPEND_ENV },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -96,6 +104,14 @@ void cli_usage(FILE *out)
 "                         rule nor the architecture covers (EFER, PAT,\n"
 "                         MTRRs... stay KVM's: --msr-policy-check lists)\n"
 "  --msr-policy-check FILE  print the effective table and exit\n"
+"Snapshots (see docs/snapshot.md):\n"
+"  --snapshot FILE        where snapshots go (also Ctrl-A s on the console)\n"
+"  --snapshot-at EVENT    port (the guest writes the snapshot register) or\n"
+"                         console:STRING (a console output marker)\n"
+"  --snapshot-continue    the run goes on after a snapshot (default: ends, 0)\n"
+"  --restore FILE         resume the guest a snapshot holds\n"
+"  --restore-verify       also check the checksums of guest memory\n"
+"  --append-env K=V       a parameter for the guest's mailbox (repeatable)\n"
 "  -h, --help             this text;  --version  print the version\n"
 "\n"
 "Exit status: the guest's test-exit value & 0xff (--exit-style qemu:\n"
@@ -237,8 +253,71 @@ static int parse_exit_style(struct vmm_config *cfg, const char *v)
 	return i < 0 ? -1 : 0;
 }
 
+static const struct { int opt; uint32_t bit; } given_bits[] = {
+	{ 'm', GIVEN_MEMORY }, { 'c', GIVEN_CPUS },
+	{ OPT_FIRMWARE, GIVEN_FIRMWARE }, { OPT_KERNEL, GIVEN_KERNEL },
+	{ OPT_INITRD, GIVEN_INITRD }, { OPT_APPEND, GIVEN_APPEND },
+	{ OPT_ECAM, GIVEN_ECAM }, { OPT_PCI_PIO, GIVEN_PCI_PIO },
+	{ OPT_PCI_BUSES, GIVEN_PCI_BUSES },
+	{ OPT_XEN_PLATFORM, GIVEN_XEN_PLATFORM },
+	{ OPT_XEN_BAR_MTRR, GIVEN_XEN_BAR_MTRR },
+	{ OPT_MSR_POLICY, GIVEN_MSR_POLICY }, { OPT_MSR, GIVEN_MSR },
+	{ OPT_MSR_DEFAULT, GIVEN_MSR_DEFAULT },
+};
+
+static void mark_given(struct vmm_config *cfg, int c)
+{
+	for (size_t i = 0; i < sizeof(given_bits) / sizeof(given_bits[0]); i++)
+		if (given_bits[i].opt == c)
+			cfg->given |= given_bits[i].bit;
+}
+
+static int parse_snapshot_at(struct vmm_config *cfg, const char *v)
+{
+	if (!strcmp(v, "port")) {
+		cfg->snapshot_at = SNAP_AT_PORT;
+		return 0;
+	}
+	if (!strncmp(v, "console:", 8) && v[8] && strlen(v + 8) <= 256) {
+		cfg->snapshot_at = SNAP_AT_CONSOLE;
+		cfg->snapshot_marker = v + 8;
+		return 0;
+	}
+	return bad("--snapshot-at", v, "expected port or console:STRING "
+		   "(1..256 bytes)");
+}
+
+static int parse_snap(struct vmm_config *cfg, int c, const char *v)
+{
+	switch (c) {
+	case OPT_SNAPSHOT: cfg->snapshot = v; return 0;
+	case OPT_SNAPSHOT_AT: return parse_snapshot_at(cfg, v);
+	case OPT_SNAPSHOT_CONTINUE: cfg->snapshot_continue = true; return 0;
+	case OPT_RESTORE: cfg->restore = v; return 0;
+	case OPT_RESTORE_VERIFY: cfg->restore_verify = true; return 0;
+	case OPT_APPEND_ENV:
+		if (strchr(v, '\n')) {
+			fprintf(stderr, "minivmm: error: --append-env: a "
+				"newline in KEY=VALUE (one parameter per "
+				"option)\n");
+			return -1;
+		}
+		if (!strchr(v, '=') || *v == '=')
+			return bad("--append-env", v, "expected KEY=VALUE on "
+				   "one line");
+		if (cfg->n_append_env == CLI_MAX_ENV)
+			return bad("--append-env", v, "too many (64)");
+		cfg->append_env[cfg->n_append_env++] = v;
+		return 0;
+	}
+	return -1;
+}
+
 static int parse_one(struct vmm_config *cfg, int c, const char *v)
 {
+	mark_given(cfg, c);
+	if (c >= OPT_SNAPSHOT && c <= OPT_APPEND_ENV)
+		return parse_snap(cfg, c, v);
 	if (c >= OPT_ECAM && c <= OPT_XEN_BAR_MTRR)
 		return parse_pci(cfg, c, v);
 	switch (c) {
@@ -283,6 +362,26 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	}
 	}
 	return -1;
+}
+
+static enum cli_result check_snapshot_options(const struct vmm_config *cfg)
+{
+	const char *why = NULL;
+
+	if (cfg->snapshot_at && !cfg->snapshot)
+		why = "--snapshot-at needs --snapshot FILE";
+	else if (cfg->snapshot_continue && !cfg->snapshot)
+		why = "--snapshot-continue needs --snapshot FILE";
+	else if (cfg->restore_verify && !cfg->restore)
+		why = "--restore-verify needs --restore FILE";
+	else if (cfg->restore && (cfg->given & (GIVEN_KERNEL | GIVEN_INITRD |
+						GIVEN_APPEND | GIVEN_FIRMWARE)))
+		why = "--kernel, --initrd, --append and --firmware conflict "
+		      "with --restore (the snapshot's guest is already loaded)";
+	if (!why)
+		return CLI_RUN;
+	fprintf(stderr, "minivmm: error: %s\n", why);
+	return CLI_ERROR;
 }
 
 enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv)
@@ -335,5 +434,5 @@ enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv)
 		fprintf(stderr, "minivmm: error: --initrd needs --kernel\n");
 		return CLI_ERROR;
 	}
-	return CLI_RUN;
+	return check_snapshot_options(cfg);
 }

@@ -16,6 +16,22 @@ enum ecam_mode { ECAM_RO, ECAM_TRAP, ECAM_OFF };
 enum xen_bar_mtrr { XEN_BAR_WB, XEN_BAR_UC };
 
 #define CLI_MAX_MSR_RULES	64
+#define CLI_MAX_ENV		64
+
+/* When a snapshot is taken (--snapshot-at). */
+enum snap_at { SNAP_AT_NONE, SNAP_AT_PORT, SNAP_AT_CONSOLE };
+
+/* Machine options given on the command line (struct vmm_config.given):
+ * with --restore they must agree with the snapshot's. */
+enum cli_given {
+	GIVEN_MEMORY = 1u << 0, GIVEN_CPUS = 1u << 1,
+	GIVEN_FIRMWARE = 1u << 2, GIVEN_KERNEL = 1u << 3,
+	GIVEN_INITRD = 1u << 4, GIVEN_APPEND = 1u << 5,
+	GIVEN_ECAM = 1u << 6, GIVEN_PCI_PIO = 1u << 7,
+	GIVEN_PCI_BUSES = 1u << 8, GIVEN_XEN_PLATFORM = 1u << 9,
+	GIVEN_XEN_BAR_MTRR = 1u << 10, GIVEN_MSR_POLICY = 1u << 11,
+	GIVEN_MSR = 1u << 12, GIVEN_MSR_DEFAULT = 1u << 13,
+};
 
 struct vmm_config {
 	const char *firmware;		/* NULL: the one built with us */
@@ -47,6 +63,18 @@ struct vmm_config {
 	bool exit_qemu;			/* --exit-style qemu */
 	bool pci_testdev;		/* --pci-testdev on */
 	const char *cpuid;		/* --cpuid +flag,-flag,... */
+	/* Snapshots (docs/snapshot.md) */
+	const char *snapshot;		/* --snapshot FILE */
+	enum snap_at snapshot_at;
+	const char *snapshot_marker;	/* console:STRING */
+	bool snapshot_continue;		/* the run goes on after one */
+	const char *restore;		/* --restore FILE */
+	bool restore_verify;		/* check memory CRCs too */
+	const char *append_env[CLI_MAX_ENV];	/* K=V for the guest */
+	int n_append_env;
+	/* Set by a restore: the MSR policy file's text, as it was. */
+	const char *msr_policy_text;
+	uint32_t given;			/* enum cli_given bits */
 };
 
 enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_ERROR };

@@ -99,6 +99,8 @@ void console_write(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct console *c = ctx;
 
+	if (c->watch)
+		c->watch(c->watch_ctx, buf, n);
 	if (c->out_fd < 0)
 		return;
 	pthread_mutex_lock(&c->lock);
@@ -125,6 +127,10 @@ enum console_input console_filter(struct console *c, const uint8_t *in,
 			if (b == 'x' || b == 'X') {
 				*out_n = k;
 				return CONSOLE_INPUT_QUIT;
+			}
+			if (b == 's' || b == 'S') {
+				c->snapshot_key = true;
+				continue;
 			}
 			if (b != CTRL_A)
 				continue;	/* unknown escape: dropped */

@@ -2,7 +2,8 @@
 /*
  * The host side of the guest console: where UART output goes (stdout, a
  * file, or nowhere), terminal raw mode while stdin feeds the UART, and the
- * Ctrl-A escape (Ctrl-A x quits, Ctrl-A Ctrl-A sends Ctrl-A).  The terminal
+ * Ctrl-A escape (Ctrl-A x quits, Ctrl-A s asks for a snapshot, Ctrl-A
+ * Ctrl-A sends Ctrl-A).  The terminal
  * is restored on every exit path, including fatal signals.
  */
 #ifndef MINIVMM_CONSOLE_H
@@ -23,6 +24,11 @@ struct console {
 	bool owns_out;
 	int in_fd;		/* -1: no input */
 	bool escape;		/* saw Ctrl-A */
+	bool snapshot_key;	/* saw Ctrl-A s (cleared by the reader) */
+	/* Sees every byte of guest output, even with --console none (the
+	 * snapshot console marker); NULL: none.  Called under no lock. */
+	void (*watch)(void *ctx, const uint8_t *buf, size_t n);
+	void *watch_ctx;
 	pthread_mutex_t lock;
 	char buf[CONSOLE_BUF];
 	size_t len;

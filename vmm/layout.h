@@ -5,6 +5,7 @@
  *   0                 .. low_ram_end       RAM (low part, at most 3 GiB)
  *   0xc0000000        .. 0xe0000000        32-bit PCI memory window
  *   0xe0000000        .. +buses MiB        PCIe ECAM window
+ *   0xfe000000        .. +4 KiB            snapshot control page
  *   0xfec00000                             IOAPIC
  *   0xfee00000                             LAPIC
  *   4 GiB - fw_size   .. 4 GiB             firmware ROM (read-only slot)
@@ -27,6 +28,7 @@
 #define LAYOUT_PCI32_SIZE	0x20000000ull
 #define LAYOUT_ECAM_BASE	0xe0000000ull
 #define LAYOUT_ECAM_MAX_BUSES	256
+#define LAYOUT_SNAPCTL_BASE	0xfe000000ull	/* devices/snapctl.h */
 #define LAYOUT_IOAPIC_BASE	0xfec00000ull
 #define LAYOUT_LAPIC_BASE	0xfee00000ull
 #define LAYOUT_FW_MAX		(1ull * MiB)	/* ROM window below 4 GiB */

@@ -14,6 +14,7 @@
 #include "vmm/pci_vm.h"
 #include "vmm/platform.h"
 #include "vmm/suspend.h"
+#include "vmm/snapshot/snapshot.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -274,6 +275,7 @@ static int create_vcpus(struct vm *vm)
 struct vm *vm_create(const struct vmm_config *cfg, int *status)
 {
 	struct vm *vm = calloc(1, sizeof(*vm));
+	int usage;
 
 	*status = EXIT_VMM_ERROR;
 	if (!vm)
@@ -282,6 +284,7 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	vm->kvm.sys_fd = vm->kvm.vm_fd = -1;
 	vm->stop_fd = eventfd(0, EFD_CLOEXEC);
 	pthread_mutex_init(&vm->stop_lock, NULL);
+	snap_registry_init(&vm->snap_reg);
 	timing_init(&vm->timing);
 	stats_init(&vm->stats);
 	bus_init(&vm->pio, "pio", 0x10000);
@@ -308,7 +311,9 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 			strerror(errno));
 		goto fail;
 	}
-	if (load_images(vm, cfg) < 0 || write_fdt(vm, cfg) < 0)
+	/* A restore maps the snapshot's ROM and RAM instead (restore.c). */
+	if (!cfg->restore &&
+	    (load_images(vm, cfg) < 0 || write_fdt(vm, cfg) < 0))
 		goto fail;
 	*status = EXIT_VMM_ERROR;
 	if (add_devices(vm) < 0 || pci_vm_setup(vm) < 0 ||
@@ -316,6 +321,10 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 		goto fail;
 	if (msr_vm_install(vm) < 0)
 		goto fail;
+	if (snapshot_setup(vm, &usage) < 0) {
+		*status = usage ? EXIT_USAGE : EXIT_VMM_ERROR;
+		goto fail;
+	}
 	timing_event(&vm->timing, "machine assembled");
 	return vm;
 fail:
@@ -327,6 +336,8 @@ void vm_destroy(struct vm *vm)
 {
 	if (!vm)
 		return;
+	snapshot_destroy(vm);
+	snap_registry_free(&vm->snap_reg);
 	msr_vm_destroy(vm);
 	for (unsigned int i = 0; vm->vcpus && i < vm->ncpus; i++)
 		vcpu_destroy(&vm->vcpus[i]);

@@ -9,6 +9,7 @@
 #include "vmm/pci_vm.h"
 #include "vmm/run.h"
 #include "vmm/test/test.h"
+#include "vmm/snapshot/restore.h"
 #include "vmm/vm.h"
 
 #include <stdio.h>
@@ -34,6 +35,7 @@ static void report(struct vm *vm, int status)
 int main(int argc, char **argv)
 {
 	struct vmm_config cfg;
+	struct snap_restore *rs = NULL;
 	struct vm *vm;
 	int status;
 
@@ -52,9 +54,19 @@ int main(int argc, char **argv)
 	}
 	if (cfg.msr_policy_check)
 		return msr_policy_check(&cfg, stdout);
+	/* A restore is checked whole before any VM exists. */
+	if (cfg.restore && snapshot_restore_open(&cfg, &rs) < 0)
+		return EXIT_USAGE;
 	vm = vm_create(&cfg, &status);
-	if (!vm)
+	if (vm && rs && snapshot_restore(vm, rs) < 0) {
+		vm_destroy(vm);
+		vm = NULL;
+		status = EXIT_USAGE;
+	}
+	if (!vm) {
+		snapshot_restore_close(rs);
 		return status;
+	}
 	status = vm_run(vm);
 	/* However the guest behaved, the VMM's own state must be consistent:
 	 * a violation is a minivmm bug, reported as a VMM error. */
@@ -64,5 +76,6 @@ int main(int argc, char **argv)
 	}
 	report(vm, status);
 	vm_destroy(vm);
+	snapshot_restore_close(rs);
 	return status;
 }

@@ -300,6 +300,106 @@ static void json_stats(void *ctx, cJSON *root)
 	cJSON_AddNumberToObject(o, "log_lines", (double)st.log_lines);
 }
 
+/* --- snapshots --------------------------------------------------------- */
+
+static int bad_section(char *err, size_t len, const char *what)
+{
+	snprintf(err, len, "%s section is malformed or does not fit this "
+		 "machine", what);
+	return -1;
+}
+
+static int cf8_save(void *ctx, struct snap_buf *out)
+{
+	snap_put_u32(out, pci_bus_get_cf8(ctx));
+	return 0;
+}
+
+static int cf8_load(void *ctx, const uint8_t *data, size_t len, char *err,
+		    size_t errlen)
+{
+	uint32_t v;
+
+	if (len != 4)
+		return bad_section(err, errlen, "PCI bus");
+	memcpy(&v, data, 4);
+	return pci_bus_set_cf8(ctx, v) ? bad_section(err, errlen, "PCI bus")
+				       : 0;
+}
+
+static int fn_save(void *ctx, struct snap_buf *out)
+{
+	static struct pci_fn_state st;	/* 4 KiB+; main thread only */
+
+	pci_fn_get_state(ctx, &st);
+	snap_put(out, &st, sizeof(st));
+	return 0;
+}
+
+/* Loading maps the BARs it had (on_bar_changed), memslots included. */
+static int fn_load(void *ctx, const uint8_t *data, size_t len, char *err,
+		   size_t errlen)
+{
+	static struct pci_fn_state st;
+
+	if (len != sizeof(st))
+		return bad_section(err, errlen, "PCI function");
+	memcpy(&st, data, sizeof(st));
+	if (pci_fn_set_state(ctx, &st) < 0)
+		return bad_section(err, errlen, "PCI function");
+	return 0;
+}
+
+static int xen_save(void *ctx, struct snap_buf *out)
+{
+	struct xen_platform_state st;
+
+	xen_platform_get_state(ctx, &st);
+	snap_put(out, &st, sizeof(st));
+	return 0;
+}
+
+static int xen_load(void *ctx, const uint8_t *data, size_t len, char *err,
+		    size_t errlen)
+{
+	struct xen_platform_state st;
+
+	if (len != sizeof(st))
+		return bad_section(err, errlen, "Xen platform");
+	memcpy(&st, data, sizeof(st));
+	return xen_platform_set_state(ctx, &st) ?
+	       bad_section(err, errlen, "Xen platform") : 0;
+}
+
+/* CF8, every present function's config space and BAR placement, the Xen
+ * device's protocol state and its BAR1 RAM. */
+static int register_snapshot(struct pci_vm *p)
+{
+	struct snap_registry *r = &p->vm->snap_reg;
+	struct snap_state_ops o = { SNAP_SEC_PCI_BUS, 0, SNAP_PHASE_DEVICES,
+				    cf8_save, cf8_load, p->bus };
+	struct snap_memory m = { SNAP_SEC_XEN_BAR1, 0, p->xen_ram,
+				 XEN_PLATFORM_BAR1_SIZE, false };
+
+	if (snap_add_state(r, &o) < 0)
+		return -1;
+	for (uint32_t bdf = 0; bdf < p->vm->cfg->pci_buses * 256u; bdf++) {
+		struct pci_fn *fn = pci_bus_get(p->bus, bdf);
+
+		o = (struct snap_state_ops){ SNAP_SEC_PCI_FN, bdf,
+			SNAP_PHASE_DEVICES, fn_save, fn_load, fn };
+		if (fn && snap_add_state(r, &o) < 0)
+			return -1;
+	}
+	if (!p->xen)
+		return 0;
+	o = (struct snap_state_ops){ SNAP_SEC_XEN_PLATFORM, 0,
+		SNAP_PHASE_DEVICES, xen_save, xen_load, p->xen };
+	if (snap_add_state(r, &o) < 0 || snap_add_memory(r, &m) < 0)
+		return -1;
+	return 0;
+}
+
 /* --- set-up ------------------------------------------------------------ */
 
 static int create_bus(struct pci_vm *p)
@@ -347,7 +447,8 @@ int pci_vm_setup(struct vm *vm)
 	    setup_ecam(p) < 0 ||
 	    (cfg->pci_pio && bus_register(&vm->pio, PCI_BUS_PIO_BASE,
 					  PCI_BUS_PIO_LEN, &pci_bus_pio_ops,
-					  p->bus, "pci-cf8-cfc") < 0)) {
+					  p->bus, "pci-cf8-cfc") < 0) ||
+	    register_snapshot(p) < 0) {
 		fprintf(stderr, "minivmm: error: setting up PCI: %s\n",
 			errno ? strerror(errno) : "internal error");
 		return -1;

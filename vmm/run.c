@@ -6,6 +6,7 @@
 #include "devices/uart16550.h"
 #include "vmm/exit_status.h"
 #include "vmm/sandbox.h"
+#include "vmm/snapshot/snapshot.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -63,6 +64,10 @@ static void feed_console(struct vm *vm)
 		return;
 	}
 	uart_receive(vm->uart, out, n_out);
+	if (vm->console.snapshot_key) {
+		vm->console.snapshot_key = false;
+		snapshot_request(vm, "Ctrl-A s");
+	}
 }
 
 static void on_signal(struct vm *vm, int sfd)
@@ -81,11 +86,12 @@ static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 	while (!vm->stopping) {
 		bool input = vm->console.in_fd >= 0 &&
 			     uart_rx_space(vm->uart) > 0;
-		struct pollfd fds[3] = {
+		struct pollfd fds[4] = {
 			{ .fd = vm->stop_fd, .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = input ? vm->console.in_fd : -1,
 			  .events = POLLIN },
+			{ .fd = snapshot_poll_fd(vm), .events = POLLIN },
 		};
 		/* A full FIFO is re-checked every 10 ms. */
 		int tmo = timeout_ms(deadline);
@@ -93,7 +99,7 @@ static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 
 		if (vm->console.in_fd >= 0 && !input && (tmo < 0 || tmo > 10))
 			tmo = 10;
-		r = poll(fds, 3, tmo);
+		r = poll(fds, 4, tmo);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (deadline && timing_now_ns() >= deadline) {
@@ -105,6 +111,8 @@ static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 			on_signal(vm, sfd);
 		if (fds[2].revents & (POLLIN | POLLHUP))
 			feed_console(vm);
+		if (fds[3].revents & POLLIN)
+			snapshot_service(vm);
 	}
 }
 
@@ -139,6 +147,7 @@ int vm_run(struct vm *vm)
 	wait_loop(vm, sfd, deadline);
 	for (unsigned int i = 0; i < vm->ncpus; i++)
 		vcpu_kick(&vm->vcpus[i]);
+	snapshot_release(vm);
 	for (unsigned int i = 0; i < vm->ncpus; i++)
 		vcpu_join(&vm->vcpus[i]);
 	close(sfd);

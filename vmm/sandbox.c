@@ -71,6 +71,18 @@ static const int dump_acpi_calls[] = {
 	SCMP_SYS(openat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat),
 };
 
+/* Snapshots: the state reads, writing the file, the next temp file. */
+static const int snapshot_calls[] = {
+	SCMP_SYS(openat), SCMP_SYS(pwrite64), SCMP_SYS(ftruncate),
+	SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2),
+	SCMP_SYS(unlink), SCMP_SYS(unlinkat),
+};
+static const unsigned long snapshot_ioctls[] = {
+	KVM_GET_XSAVE, KVM_GET_XSAVE2, KVM_GET_XCRS, KVM_GET_LAPIC,
+	KVM_GET_DEBUGREGS, KVM_GET_MP_STATE, KVM_GET_TSC_KHZ,
+	KVM_GET_IRQCHIP, KVM_GET_PIT2, KVM_GET_CLOCK,
+};
+
 #ifdef SANITIZER_BUILD
 static const int sanitizer_calls[] = {
 	SCMP_SYS(clone), SCMP_SYS(ptrace), SCMP_SYS(wait4), SCMP_SYS(prctl),
@@ -151,6 +163,19 @@ static int allow_list(scmp_filter_ctx ctx, const int *calls, size_t n)
 
 #define ALLOW_ALL(ctx, a) allow_list(ctx, a, sizeof(a) / sizeof(a[0]))
 
+static int allow_ioctls(scmp_filter_ctx ctx, const unsigned long *req,
+			size_t n)
+{
+	int rc = 0;
+
+	/* The kernel compares the low 32 bits of an ioctl request. */
+	for (size_t i = 0; i < n; i++)
+		rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+				       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
+					       req[i]));
+	return rc ? -1 : 0;
+}
+
 /* Calls allowed only with some arguments. */
 static int add_narrow(scmp_filter_ctx ctx)
 {
@@ -175,11 +200,7 @@ static int add_narrow(scmp_filter_ctx ctx)
 	/* Kicks (pthread_kill) go to our own threads only. */
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
 			       SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
-	/* The kernel compares the low 32 bits of an ioctl request. */
-	for (size_t i = 0; i < sizeof(ioctls) / sizeof(ioctls[0]); i++)
-		rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-				       SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu,
-					       ioctls[i]));
+	rc |= allow_ioctls(ctx, ioctls, sizeof(ioctls) / sizeof(ioctls[0]));
 	return rc ? -1 : 0;
 }
 
@@ -195,7 +216,11 @@ static scmp_filter_ctx build(const struct vmm_config *cfg)
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) < 0 ||
 	    ALLOW_ALL(ctx, always) < 0 || add_narrow(ctx) < 0 ||
 	    (cfg->stats_json && ALLOW_ALL(ctx, stats_json_calls) < 0) ||
-	    (cfg->dump_acpi && ALLOW_ALL(ctx, dump_acpi_calls) < 0)) {
+	    (cfg->dump_acpi && ALLOW_ALL(ctx, dump_acpi_calls) < 0) ||
+	    (cfg->snapshot && (ALLOW_ALL(ctx, snapshot_calls) < 0 ||
+			       allow_ioctls(ctx, snapshot_ioctls,
+					    sizeof(snapshot_ioctls) /
+					    sizeof(snapshot_ioctls[0])) < 0))) {
 		seccomp_release(ctx);
 		return NULL;
 	}

@@ -5,7 +5,8 @@
  * allows only the system calls the run loop, the devices and the exit path
  * need; ioctl only with the KVM and terminal requests used while running;
  * no PROT_EXEC mappings; threads but no processes.  Options that write
- * files at exit (--stats-json, --dump-acpi) add what those need.
+ * files (--stats-json, --dump-acpi, --snapshot: its state ioctls and
+ * file writes) add what those need.
  *
  * A blocked call ends the run at once: "minivmm: sandbox: blocked system
  * call N (name)" on stderr, terminal restored, exit status 1.  --no-sandbox

@@ -158,6 +158,35 @@ static bool dispatch(struct vcpu *v)
 	}
 }
 
+/*
+ * KVM finishes an I/O, MMIO or MSR exit only when KVM_RUN is entered again
+ * (api.rst); until then the registers do not reflect it.  With
+ * immediate_exit set, KVM_RUN finishes it and returns EINTR before running
+ * the guest (a string I/O may first exit once more: handle that too).
+ */
+static bool complete_pending(struct vcpu *v)
+{
+	v->run->immediate_exit = 1;
+	while (ioctl(v->fd, KVM_RUN, 0) == 0)
+		if (!dispatch(v))
+			return false;
+	return errno == EINTR || errno == EAGAIN;
+}
+
+static bool park(struct vcpu *v)
+{
+	if (!complete_pending(v)) {
+		stop(v, EXIT_VMM_ERROR, false, "cannot complete an exit "
+		     "before parking for a snapshot");
+		return false;
+	}
+	v->exits->park(v->exits->park_ctx, v);
+	/* Cleared before the loop looks at stopping again, so a stop's kick
+	 * (which sets it) is never lost. */
+	__atomic_store_n(&v->run->immediate_exit, 0, __ATOMIC_SEQ_CST);
+	return true;
+}
+
 static void *vcpu_thread(void *arg)
 {
 	struct vcpu *v = arg;
@@ -168,6 +197,11 @@ static void *vcpu_thread(void *arg)
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	while (!*v->exits->stopping) {
+		if (v->exits->pausing && *v->exits->pausing) {
+			if (!park(v))
+				break;
+			continue;
+		}
 		if (ioctl(v->fd, KVM_RUN, 0) < 0) {
 			char why[96];
 

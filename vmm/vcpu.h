@@ -40,6 +40,12 @@ struct vcpu_exits {
 		     const char *why);
 	void *stop_ctx;
 	const volatile bool *stopping;
+	/* Parking (snapshots): while *pausing is set (NULL: never), a vCPU
+	 * completes the exit it handled last, so its state is consistent,
+	 * and calls park, which returns when the VM goes on. */
+	const volatile bool *pausing;
+	void (*park)(void *ctx, struct vcpu *v);
+	void *park_ctx;
 };
 
 struct vcpu {

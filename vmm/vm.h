@@ -26,9 +26,11 @@
 #include "vmm/timing.h"
 #include "vmm/vcpu.h"
 #include "vmm/pvm/emulate.h"
+#include "vmm/snapshot/registry.h"
 
 struct pci_vm;
 struct platform;
+struct snapshot;
 struct uart;
 
 struct vm {
@@ -50,6 +52,8 @@ struct vm {
 	void *msr_state;	/* msr/vm.c */
 	struct pci_vm *pci;	/* pci_vm.c */
 	struct platform *platform;	/* platform.c */
+	struct snap_registry snap_reg;	/* what snapshots hold */
+	struct snapshot *snap;	/* snapshot/snapshot.c */
 	struct payload payload;
 	struct rom rom;
 	struct vcpu *vcpus;

@@ -353,3 +353,23 @@ uint8_t *pci_bus_ecam_page(const struct pci_bus *bus, unsigned int bus_nr,
 	fn = bus->fns[bus_nr * PCI_DEVFN_MAX + devfn];
 	return fn ? fn->cfg : NULL;
 }
+
+uint32_t pci_bus_get_cf8(struct pci_bus *bus)
+{
+	uint32_t v;
+
+	pthread_mutex_lock(&bus->lock);
+	v = bus->cf8;
+	pthread_mutex_unlock(&bus->lock);
+	return v;
+}
+
+int pci_bus_set_cf8(struct pci_bus *bus, uint32_t cf8)
+{
+	if (cf8 & ~cf8_mask(bus))
+		return -1;
+	pthread_mutex_lock(&bus->lock);
+	bus->cf8 = cf8;
+	pthread_mutex_unlock(&bus->lock);
+	return 0;
+}

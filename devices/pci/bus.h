@@ -91,6 +91,11 @@ uint32_t pci_bus_cfg_read(struct pci_bus *bus, uint32_t bdf,
 void pci_bus_cfg_write(struct pci_bus *bus, uint32_t bdf, unsigned int reg,
 		       uint32_t val, unsigned int len);
 
+/* The CF8 address register, for snapshots; set refuses bits the register
+ * never holds (-1). */
+uint32_t pci_bus_get_cf8(struct pci_bus *bus);
+int pci_bus_set_cf8(struct pci_bus *bus, uint32_t cf8);
+
 /* Type-1 mechanism, opaque = bus, registered at PCI_BUS_PIO_BASE for
  * PCI_BUS_PIO_LEN.  Offset 0: dword accesses read/write the address
  * register (bits 31, 27:24 if enabled, 23:2; others read 0); other

@@ -316,3 +316,76 @@ void pci_fn_set_bar_handler(struct pci_fn *fn, pci_bar_changed_fn cb,
 	fn->bar_changed = cb;
 	fn->bar_ctx = ctx;
 }
+
+void pci_fn_get_state(const struct pci_fn *fn, struct pci_fn_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s->cfg, fn->cfg, PCI_CFG_SIZE);
+	memcpy(s->bar_ones, fn->bar_ones, sizeof(s->bar_ones));
+	for (int i = 0; i < PCI_NUM_BARS; i++) {
+		const struct pci_bar *b = &fn->bars[i];
+
+		s->bars[i] = (struct pci_fn_bar_state){
+			.req_enabled = b->req_enabled, .mapped = b->mapped,
+			.req_addr = b->req_addr, .map_addr = b->map_addr,
+		};
+	}
+}
+
+/* A BAR's state agrees with the registers in s (as loaded into fn). */
+static bool bar_state_ok(const struct pci_fn *fn, int i,
+			 const struct pci_fn_bar_state *b)
+{
+	uint64_t addr;
+	bool dec = pci_fn_bar_decoded(fn, i, &addr);
+
+	if (b->req_enabled > 1 || b->mapped > 1)
+		return false;
+	for (unsigned int k = 0; k < sizeof(b->reserved); k++)
+		if (b->reserved[k])
+			return false;
+	if (fn->bars[i].desc.kind == PCI_BAR_NONE)
+		return !b->req_enabled && !b->mapped && !b->req_addr &&
+		       !b->map_addr;
+	if (b->mapped)
+		return dec && b->req_enabled && b->map_addr == addr &&
+		       b->req_addr == addr;
+	return !b->map_addr && b->req_enabled == dec &&
+	       (!dec || b->req_addr == addr);
+}
+
+int pci_fn_set_state(struct pci_fn *fn, const struct pci_fn_state *s)
+{
+	uint8_t old[PCI_CFG_SIZE], old_ones[PCI_NUM_BARS];
+
+	for (int i = 0; i < PCI_NUM_BARS; i++)
+		if (fn->bars[i].mapped || s->bar_ones[i] > 0xf)
+			return -1;
+	if (s->reserved[0] || s->reserved[1])
+		return -1;
+	memcpy(old, fn->cfg, PCI_CFG_SIZE);
+	memcpy(old_ones, fn->bar_ones, sizeof(old_ones));
+	memcpy(fn->cfg, s->cfg, PCI_CFG_SIZE);
+	memcpy(fn->bar_ones, s->bar_ones, sizeof(fn->bar_ones));
+	for (int i = 0; i < PCI_NUM_BARS; i++) {
+		if (!bar_state_ok(fn, i, &s->bars[i])) {
+			memcpy(fn->cfg, old, PCI_CFG_SIZE);
+			memcpy(fn->bar_ones, old_ones, sizeof(old_ones));
+			return -1;
+		}
+	}
+	for (int i = 0; i < PCI_NUM_BARS; i++) {
+		struct pci_bar *b = &fn->bars[i];
+
+		b->req_enabled = s->bars[i].req_enabled;
+		b->req_addr = s->bars[i].req_addr;
+		if (!s->bars[i].mapped)
+			continue;
+		if (fn->bar_changed && fn->bar_changed(fn, i, PCI_BAR_UNMAPPED,
+						       b->req_addr, true))
+			return -1;
+		b->mapped = true;
+		b->map_addr = b->req_addr;
+	}
+	return 0;
+}

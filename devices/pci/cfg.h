@@ -164,6 +164,30 @@ uint64_t pci_fn_bar_addr(const struct pci_fn *fn, int idx);
 /* Rules (a)-(d) above; *addr (optional) gets pci_fn_bar_addr(). */
 bool pci_fn_bar_decoded(const struct pci_fn *fn, int idx, uint64_t *addr);
 
+/* A function's guest-visible state, for snapshots: the config page, the
+ * probe tracking and, per BAR, the mapping last requested and confirmed.
+ * A fixed layout (the masks and BAR descriptions are the device's, set at
+ * creation, and not part of it). */
+struct pci_fn_bar_state {
+	uint8_t req_enabled, mapped, reserved[6];
+	uint64_t req_addr, map_addr;
+};
+
+struct pci_fn_state {
+	uint8_t cfg[PCI_CFG_SIZE];
+	uint8_t bar_ones[PCI_NUM_BARS];
+	uint8_t reserved[2];
+	struct pci_fn_bar_state bars[PCI_NUM_BARS];
+};
+
+void pci_fn_get_state(const struct pci_fn *fn, struct pci_fn_state *s);
+/* Loads s into a function that maps nothing yet (just created), then
+ * reports each BAR s has mapped through bar_changed (old_addr UNMAPPED),
+ * so the VMM maps it where it was.  -1 if s is inconsistent (a mapped BAR
+ * that its registers do not decode there, state for an unused BAR) or a
+ * mapping fails. */
+int pci_fn_set_state(struct pci_fn *fn, const struct pci_fn_state *s);
+
 /* Set the BAR callback; takes effect at the next write. */
 void pci_fn_set_bar_handler(struct pci_fn *fn, pci_bar_changed_fn cb,
 			    void *ctx);

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Console tests on a pseudo-terminal: input reaches the guest in raw mode,
-Ctrl-A x quits with status 7, and the terminal is restored afterwards."""
+Ctrl-A x quits with status 7, Ctrl-A s takes a snapshot, and the terminal
+is restored afterwards."""
 import os, pty, select, subprocess, sys, termios, time
 
 MINIVMM = os.environ.get("MINIVMM", "build/minivmm")
 GUESTS = "build/guests"
 
 
-def run(args, feed, name, want_status, want_out):
+def run(args, feed, name, want_status, want_out, trigger=b"ready"):
     master, slave = pty.openpty()
     before = termios.tcgetattr(slave)
     p = subprocess.Popen([MINIVMM] + args, stdin=slave, stdout=slave,
@@ -22,7 +23,7 @@ def run(args, feed, name, want_status, want_out):
                 out += os.read(master, 4096)
             except OSError:
                 break
-        if not fed and b"ready" in out:
+        if not fed and trigger in out:
             os.write(master, feed)
             fed = True
     if p.poll() is None:
@@ -50,4 +51,19 @@ run(["--kernel", GUESTS + "/echo.elf"], b"\x01\x01\x01zq", "echo-escape",
     0, "<01><71>")
 # Ctrl-A x quits.
 run(["--kernel", GUESTS + "/echo.elf"], b"\x01x", "quit", 7, "echo ready")
+# Ctrl-A s: without --snapshot nothing happens; with it the snapshot is
+# taken and the run ends (status 0), or goes on (--snapshot-continue);
+# the restored guest reads on from where it was.
+snap = "/tmp/minivmm-console-%d.snap" % os.getpid()
+run(["--kernel", GUESTS + "/echo.elf"], b"\x01sq", "snapshot-key-unarmed",
+    0, "<71>")
+run(["--kernel", GUESTS + "/echo.elf", "--snapshot", snap,
+     "--snapshot-continue"], b"a\x01sq", "snapshot-key-continue", 0,
+    "<61><71>")
+run(["--kernel", GUESTS + "/echo.elf", "--snapshot", snap], b"\x01s",
+    "snapshot-key", 0, "echo ready")
+run(["--restore", snap], b"bq", "snapshot-key-restored", 0, "<62><71>",
+    trigger=b"")
+if os.path.exists(snap):
+    os.unlink(snap)
 sys.exit(0)

@@ -8,7 +8,7 @@
 #   make fuzz-smoke      each target replays its committed seeds and
 #                        regressions, then fuzzes FUZZ_SMOKE_SECONDS (5)
 #   make fuzz-<target>   one target (pci, xen_ports, uart, msr_policy,
-#                        loader, fdt, manifest) for FUZZ_SECONDS
+#                        loader, fdt, snapshot, manifest) for FUZZ_SECONDS
 #
 # Committed seeds: tests/fuzz/corpus/<target>/; every input that once
 # crashed a target: tests/fuzz/regress/<target>/ (replayed by fuzz-smoke).
@@ -17,14 +17,14 @@ FUZZ_CC		?= clang-14
 FUZZ_BUILD	?= build-fuzz
 FUZZ_SECONDS	?= 60
 FUZZ_SMOKE_SECONDS ?= 5
-FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt manifest
+FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt snapshot manifest
 
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		   -fno-omit-frame-pointer
 FUZZ_CFLAGS	:= -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra \
 		   -Wno-missing-field-initializers -I. -MMD -MP \
 		   -DMINIVMM_VERSION='"fuzz"' $(FUZZ_SAN)
-FUZZ_LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lpthread
+FUZZ_LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lz -lpthread
 # Stderr closed while fuzzing (the VMM's own error lines would flood it);
 # sanitizer and libFuzzer reports still get through.
 FUZZ_RUN_FLAGS	?= -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048

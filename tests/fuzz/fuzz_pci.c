@@ -119,6 +119,7 @@ static struct vm *make_vm(struct vmm_config *cfg)
 	return vm;
 fail:
 	pci_vm_destroy(vm);
+	snap_registry_free(&vm->snap_reg);
 	uart_destroy(vm->uart);
 	gmem_destroy(&vm->mem);
 	bus_destroy(&vm->pio);
@@ -131,6 +132,7 @@ fail:
 static void free_vm(struct vm *vm)
 {
 	pci_vm_destroy(vm);
+	snap_registry_free(&vm->snap_reg);
 	uart_destroy(vm->uart);
 	gmem_destroy(&vm->mem);
 	bus_destroy(&vm->pio);

@@ -340,6 +340,65 @@ check = /sys/module/kvm/parameters/enable_pmu=Y
     put("manifest", "multi-line", b'[a]\nqemu_params = """-m 256 \\\n'
         b'-cpu host\n-smp 2"""\nminivmm_params = --ecam trap\n'
         b'test_args = "a \'b c\' `date`"\n[b]\ngroups = nodefault\n')
+# --- snapshot: a whole snapshot file (vmm/snapshot/format.h) ------------------
+def snap_str(s):
+    b = s.encode()
+    return struct.pack("<I", len(b)) + b
+
+
+def snap_file(sections):
+    """sections: (type, instance, bytes); types 64..79 are memory."""
+    n = len(sections)
+    off = 64 + 32 * n
+    table, body = b"", b""
+    import zlib
+    for t, inst, data in sections:
+        mem = 64 <= t < 80
+        align = 4096 if mem else 8
+        pad = (-off) % align
+        body += b"\0" * pad
+        off += pad
+        table += struct.pack("<IIQQII", t, inst, off, len(data),
+                             zlib.crc32(data), 1 if mem else 0)
+        body += data
+        off += len(data)
+    head = bytearray(b"MVMSNAP\x1a" + struct.pack("<IIIIQ", 1, 64, n, 0, off))
+    head += struct.pack("<I", zlib.crc32(table)) + b"\0" * 24
+    head += struct.pack("<I", zlib.crc32(bytes(head)))
+    return bytes(head) + table + body
+
+
+def snapshot_seeds():
+    meta = (snap_str("v1 0123abcd") + snap_str("GenuineIntel") +
+            struct.pack("<I", 0x806f8) + snap_str("Intel(R) Xeon(R)") +
+            struct.pack("<IIII", 1, 4096, 2, 4) + struct.pack("<I", 5))
+    kv = [("memory", "268435456"), ("cpus", "2"), ("ecam", "0"),
+          ("pci-pio", "1"), ("pci-buses", "1"), ("xen-platform", "1"),
+          ("xen-bar-mtrr", "0"), ("kernel", "payload.elf"),
+          ("append", "cpus=2"), ("msr", "0x174 allow"),
+          ("msr-policy", "rules.txt"),
+          ("msr-policy-text", "0x19a value=0x10\ndefault deny\n")]
+    config = struct.pack("<I", len(kv)) + b"".join(
+        snap_str(k) + snap_str(v) for k, v in kv)
+    uart = bytes([1, 3, 0x0b, 0x5a, 0xc1, 12, 0, 1, 1, 0, 2, 0]) + \
+        b"ab" + b"\0" * 14
+    pm = struct.pack("<HHHHQ", 0, 0, 1, 0, 123456789)
+    cfg = bytearray(4096)
+    struct.pack_into("<HHHH", cfg, 0, 0x5853, 0x0001, 0x0003, 0)
+    struct.pack_into("<II", cfg, 0x10, 0xc101, 0xd0000008)
+    bars = struct.pack("<BB6xQQ", 1, 1, 0xc100, 0xc100) + \
+        struct.pack("<BB6xQQ", 1, 1, 0xd0000000, 0xd0000000) + \
+        b"\0" * 24 * 4
+    fn = bytes(cfg) + b"\0" * 8 + bars
+    xen = struct.pack("<BBBBHHIIQQQQ", 1, 1, 0, 0, 3, 7, 0, 5, 1, 2, 0, 5) + \
+        b"hello" + b"\0" * 251
+    base = [(1, 0, meta), (2, 0, config), (48, 0, uart), (49, 0, pm),
+            (51, 0, struct.pack("<I", 0x80001800)), (52, 0x18, fn),
+            (50, 0, xen), (53, 0, struct.pack("<I", 0))]
+    put("snapshot", "devices", snap_file(base + [(64, 0, b"\x90" * 4096)]))
+    put("snapshot", "state-only", snap_file(base))
+    put("snapshot", "two-ram", snap_file(base[:2] + [(64, 0, b"\0" * 4096),
+                                                    (64, 1, b"\1" * 8192)]))
 
 
 if __name__ == "__main__":
@@ -350,3 +409,4 @@ if __name__ == "__main__":
     loader_seeds()
     fdt_seeds()
     manifest_seeds()
+    snapshot_seeds()

@@ -19,6 +19,7 @@
  * Numbers are decimal or 0x hex.  Each access runs under guest_try, so a #GP
  * is an outcome, not a crash.  Exit status 0 if every check held, else 1.
  */
+#include "lib/ap.h"
 #include "lib/guest.h"
 
 #define VEC_GP		13
@@ -254,79 +255,12 @@ static bool check_fill(const char *word, const char *s)
 /* ---- smp: a second vCPU --------------------------------------------- */
 
 /*
- * The AP starts in real mode at AP_TRAMP (SIPI vector AP_TRAMP >> 12): the
- * trampoline below is copied there, loads the payload's GDT and page
- * tables, enables long mode (EFER.LME: the policy must leave EFER to KVM)
- * and jumps to ap_entry64 in the payload, which calls ap_main() on
- * ap_stack.  0x70000 is RAM the payload owns: not firmware RAM, the FDT,
- * the boot info or the ACPI/SMBIOS area (firmware/lib/abi.h).
+ * vCPU 1 runs ap_main() (lib/ap.c starts it).  The BSP waits outside any
+ * guest_try meanwhile, so the AP may use guest_try (its state is global).
  */
-#define AP_TRAMP	0x70000u
-#define LAPIC_SVR	0xfee000f0u
-#define LAPIC_ICR_LO	0xfee00300u
-#define LAPIC_ICR_HI	0xfee00310u
-#define ICR_INIT	0x00004500u	/* INIT, level assert */
-#define ICR_SIPI	0x00004600u	/* start-up, vector in bits 7:0 */
 #define AP_SPIN_MAX	300000u	/* ~1 s: a safety net if the AP never runs */
 
-__asm__(
-	"	.pushsection .text\n"
-	"	.code16\n"
-	"	.globl ap_tramp_start, ap_tramp_gdt, ap_tramp_cr3, ap_tramp_end\n"
-	"ap_tramp_start:\n"
-	"	cli\n"
-	"	movw %cs, %ax\n"
-	"	movw %ax, %ds\n"
-	"	lgdtl ap_tramp_gdt - ap_tramp_start\n"
-	"	movl ap_tramp_cr3 - ap_tramp_start, %eax\n"
-	"	movl %eax, %cr3\n"
-	"	movl %cr4, %eax\n"
-	"	orl $0x20, %eax\n"		/* PAE */
-	"	movl %eax, %cr4\n"
-	"	movl $0xc0000080, %ecx\n"	/* EFER.LME */
-	"	rdmsr\n"
-	"	orl $0x100, %eax\n"
-	"	wrmsr\n"
-	"	movl %cr0, %eax\n"
-	"	andl $0x9fffffff, %eax\n"	/* caches on */
-	"	orl $0x80000001, %eax\n"	/* PG, PE */
-	"	movl %eax, %cr0\n"
-	"	ljmpl $0x08, $ap_entry64\n"
-	"	.p2align 2\n"
-	"ap_tramp_gdt: .word 0\n"
-	"	.long 0\n"
-	"ap_tramp_cr3: .long 0\n"
-	"ap_tramp_end:\n"
-	"	.code64\n"
-	"ap_entry64:\n"
-	"	movl $0x10, %eax\n"
-	"	movl %eax, %ds\n"
-	"	movl %eax, %es\n"
-	"	movl %eax, %ss\n"
-	"	movq ap_stack_top(%rip), %rsp\n"
-	"	call ap_main\n"
-	"1:	cli\n"
-	"	hlt\n"
-	"	jmp 1b\n"
-	"	.popsection\n");
-
-extern const char ap_tramp_start[], ap_tramp_gdt[], ap_tramp_cr3[],
-	ap_tramp_end[];
-void ap_main(void);
-
-struct __attribute__((packed)) desc_ptr {
-	uint16_t limit;
-	uint64_t base;
-};
-
-static uint8_t ap_stack[8192] __attribute__((aligned(16),
-					     section(".bss.stack")));
-uint64_t ap_stack_top;
-static struct desc_ptr ap_idt;
-
-/* Written by the AP; the BSP reads them once done is set.  The BSP waits
- * outside any guest_try meanwhile, so the AP may use guest_try (its state
- * is global) and the IDT. */
+/* Written by the AP; the BSP reads them once done is set. */
 static struct {
 	uint32_t index;
 	uint64_t y, first, second;
@@ -334,36 +268,15 @@ static struct {
 	volatile int done;
 } ap;
 
-void ap_main(void)
+static void ap_main(void *arg)
 {
 	uint64_t y = ap.y;
 
-	__asm__ volatile("lidt %0" : : "m"(ap_idt));
+	(void)arg;
 	ap.vec_first = msr_try(false, ap.index, &ap.first);
 	ap.vec_wr = msr_try(true, ap.index, &y);
 	ap.vec_second = msr_try(false, ap.index, &ap.second);
 	__atomic_store_n(&ap.done, 1, __ATOMIC_RELEASE);
-}
-
-static void start_ap(uint32_t apic_id)
-{
-	uint8_t *t = (uint8_t *)(uintptr_t)AP_TRAMP;
-	struct desc_ptr gdt;
-	uint32_t cr3 = (uint32_t)read_cr3();
-
-	memcpy(t, ap_tramp_start, ap_tramp_end - ap_tramp_start);
-	__asm__ volatile("sgdt %0; sidt %1" : "=m"(gdt), "=m"(ap_idt));
-	memcpy(t + (ap_tramp_gdt - ap_tramp_start), &gdt, 6);
-	memcpy(t + (ap_tramp_cr3 - ap_tramp_start), &cr3, 4);
-	ap_stack_top = (uintptr_t)ap_stack + sizeof(ap_stack);
-
-	mmio_write32(LAPIC_SVR, mmio_read32(LAPIC_SVR) | 0x100);
-	mmio_write32(LAPIC_ICR_HI, apic_id << 24);
-	mmio_write32(LAPIC_ICR_LO, ICR_INIT);
-	for (int i = 0; i < 2; i++) {
-		mmio_write32(LAPIC_ICR_HI, apic_id << 24);
-		mmio_write32(LAPIC_ICR_LO, ICR_SIPI | AP_TRAMP >> 12);
-	}
 }
 
 static bool check_smp(const char *word, const char *s)
@@ -384,7 +297,7 @@ static bool check_smp(const char *word, const char *s)
 	vec = msr_try(true, index, &v);
 	check(vec == NO_FAULT, "%s: vcpu0 write gave %s", word,
 	      outcome(vec, b1));
-	start_ap(1);
+	ap_start(1, ap_main, NULL);
 	while (!__atomic_load_n(&ap.done, __ATOMIC_ACQUIRE) &&
 	       ++spins < AP_SPIN_MAX)
 		__asm__ volatile("pause");

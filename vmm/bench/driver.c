@@ -12,6 +12,7 @@
 #include "vmm/bench/floor.h"
 #include "vmm/bench/plan.h"
 #include "vmm/bench/run.h"
+#include "vmm/bench/snapshot.h"
 #include "vmm/bench/stats.h"
 
 #include <errno.h>
@@ -276,6 +277,8 @@ static unsigned int count_steps(const struct bench_run *b, bool *used)
 	if (bench_boot_selected(b->o.cases))
 		n += b->o.repeat - used[config_index(bench_config_find(
 						"default"))];
+	if (bench_snapshot_selected(b->o.cases))
+		n += bench_snapshot_steps(b);
 	return n + (b->o.peer_qemu ? 1 : 0);
 }
 
@@ -320,6 +323,8 @@ int bench_main(int argc, char **argv)
 		     k->configs[j]; j++)
 			run_case(&b, k, bench_config_find(k->configs[j]));
 	}
+	if (bench_snapshot_selected(b.o.cases))
+		bench_run_snapshot(&b);
 	if (b.o.peer_qemu) {
 		bench_progress(&b, "qemu", "q35");
 		bench_peer_qemu(&b.o, b.payload, &b.res);

@@ -11,14 +11,16 @@
  *                                 "q35+xen-platform" for QEMU
  *     "vmm": "minivmm",           "minivmm" | "kvm-floor" | "qemu"
  *     "group": "pci",             "pci" | "exits" | "msr" | "memory" |
- *                                 "boot"
+ *                                 "boot" | "snapshot"
  *     "status": "ok",             "ok" | "skipped" | "failed"
  *     "note": "",                 why skipped or failed
  *     "iters": 1234,              iterations per repeat
  *     "repeats": 5,
  *     "ops_total": 9999,          every op run, calibration included
  *     "median_ns": 0.092,         per op (boot rows: per boot); null
- *                                 when unknown
+ *                                 when unknown, and for snap_parallel_mem
+ *                                 (memory only: rss_mib= pss_mib= in
+ *                                 extra)
  *     "p10_ns": 0.091, "p90_ns": 0.093,
  *     "median_cycles": 0.24,      TSC cycles per op; null when unknown
  *     "exits_per_op": 0.0,        user-space exits per op; null: unknown

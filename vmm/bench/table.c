@@ -67,6 +67,8 @@ static void row_text(FILE *out, const struct bench_result *x)
 		ex, rf, rb);
 	if (x->mbps >= 0)
 		fprintf(out, "  %.0f MB/s", x->mbps);
+	if (!strcmp(x->group, "snapshot") && x->note[0])
+		fprintf(out, "  %s", x->note);
 	fputc('\n', out);
 }
 

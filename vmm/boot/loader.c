@@ -356,6 +356,22 @@ int initrd_load(struct gmem *mem, const char *path, struct payload *p)
 	return 0;
 }
 
+int rom_place(struct gmem *mem, void *host, size_t size, struct rom *rom)
+{
+	rom->host = host;
+	rom->size = size;
+	rom->gpa = 4 * GiB - size;
+	rom->region = gmem_add_region(mem, rom->gpa, size, host, true,
+				      "firmware-rom");
+	if (rom->region < 0) {
+		fprintf(stderr, "minivmm: error: mapping the firmware: %s\n",
+			strerror(errno));
+		rom->host = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int rom_load(struct gmem *mem, const char *path, struct rom *rom)
 {
 	char err[LOADER_ERR_MAX];
@@ -385,14 +401,7 @@ int rom_load(struct gmem *mem, const char *path, struct rom *rom)
 	memcpy((uint8_t *)map + (size - len), buf, len);
 	free(buf);
 	mprotect(map, size, PROT_READ);	/* a ROM, on the host side too */
-	rom->host = map;
-	rom->size = size;
-	rom->gpa = 4 * GiB - size;
-	rom->region = gmem_add_region(mem, rom->gpa, size, map, true,
-				      "firmware-rom");
-	if (rom->region < 0) {
-		fprintf(stderr, "minivmm: error: mapping the firmware: %s\n",
-			strerror(errno));
+	if (rom_place(mem, map, size, rom) < 0) {
 		munmap(map, size);
 		return -1;
 	}

@@ -91,6 +91,10 @@ int elf_pvh_parse(const uint8_t *buf, size_t len, struct elf_pvh_info *info,
 
 /* The loaders below print "minivmm: error: ..." themselves on failure. */
 int rom_load(struct gmem *mem, const char *path, struct rom *rom);
+/* Makes host (size bytes, page-aligned; the image ends at 4 GiB) the
+ * firmware ROM memslot; rom_load's last step, and a restore's.  0 or -1
+ * (printed); host is the caller's on failure. */
+int rom_place(struct gmem *mem, void *host, size_t size, struct rom *rom);
 int pvh_load(struct gmem *mem, const char *path, struct payload *p);
 int initrd_load(struct gmem *mem, const char *path, struct payload *p);
 

@@ -55,7 +55,8 @@ bool msr_emul_store_get(const struct msr_emul_store *s, uint32_t index,
 	return true;
 }
 
-static int store_set(struct msr_emul_store *s, uint32_t index, uint64_t value)
+int msr_emul_store_set(struct msr_emul_store *s, uint32_t index,
+		       uint64_t value)
 {
 	size_t i = store_pos(s, index);
 
@@ -192,7 +193,7 @@ static struct msr_exit_res do_emulate(struct msr_emul_store *store,
 	struct msr_exit_res res = { 0, false };
 
 	if (req->dir == MSR_WRITE)
-		res.gp = store_set(store, req->index, req->value) != 0;
+		res.gp = msr_emul_store_set(store, req->index, req->value) != 0;
 	else if (!msr_emul_store_get(store, req->index, &res.value))
 		res.value = e->value;
 	return res;

@@ -95,6 +95,10 @@ void msr_emul_store_free(struct msr_emul_store *s);
 /* True and *value if this vCPU wrote index. */
 bool msr_emul_store_get(const struct msr_emul_store *s, uint32_t index,
 			uint64_t *value);
+/* Stores value for index (a guest write, or a snapshot being restored).
+ * -1 if the store is full (MSR_EMUL_MAX) or out of memory. */
+int msr_emul_store_set(struct msr_emul_store *s, uint32_t index,
+		       uint64_t value);
 
 /* ---- statistics ----------------------------------------------------- */
 

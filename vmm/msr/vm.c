@@ -51,6 +51,30 @@ static int cpuid_layer(struct msr_policy *p, const struct vmm_config *cfg,
 	return r;
 }
 
+/* A policy file's text kept in a snapshot, line by line as the file. */
+static int load_text(struct msr_policy *p, const char *name,
+		     const char *text, char *err, size_t errlen)
+{
+	unsigned int line = 1;
+	char buf[1024];
+
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		if (n >= sizeof(buf)) {
+			snprintf(err, errlen, "%s:%u: line too long", name,
+				 line);
+			return -1;
+		}
+		memcpy(buf, text, n);
+		buf[n] = 0;
+		if (msr_policy_add_line(p, name, line++, buf, err, errlen))
+			return -1;
+		text += n + (text[n] == '\n');
+	}
+	return 0;
+}
+
 int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,
 			   const char *policy_file)
 {
@@ -59,8 +83,15 @@ int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,
 	msr_policy_init(p);
 	if (cpuid_layer(p, cfg, err, sizeof(err)))
 		goto fail;
-	if (policy_file && msr_policy_load(p, policy_file, err, sizeof(err)))
+	if (policy_file && cfg->msr_policy_text &&
+	    policy_file == cfg->msr_policy) {
+		if (load_text(p, policy_file, cfg->msr_policy_text, err,
+			      sizeof(err)))
+			goto fail;
+	} else if (policy_file &&
+		   msr_policy_load(p, policy_file, err, sizeof(err))) {
 		goto fail;
+	}
 	for (int i = 0; i < cfg->n_msr_rules; i++)
 		if (msr_policy_add_line(p, "--msr", (unsigned int)i + 1,
 					cfg->msr_rules[i], err, sizeof(err)))
@@ -205,6 +236,62 @@ static void json_msrs(void *ctx, cJSON *root)
 	cJSON_AddNumberToObject(o, "untracked", (double)t.untracked);
 }
 
+/* --- snapshots ------------------------------------------------------ */
+
+/* A vCPU's emulate store: u32 count, then (u32 index, u32 0, u64 value)
+ * in ascending index order. */
+static int store_save(void *ctx, struct snap_buf *out)
+{
+	const struct msr_emul_store *st = ctx;
+
+	snap_put_u32(out, (uint32_t)st->n);
+	for (size_t i = 0; i < st->n; i++) {
+		snap_put_u32(out, st->v[i].index);
+		snap_put_u32(out, 0);
+		snap_put_u64(out, st->v[i].value);
+	}
+	return 0;
+}
+
+static int store_load(void *ctx, const uint8_t *data, size_t len, char *err,
+		      size_t errlen)
+{
+	struct msr_emul_store *st = ctx;
+	struct snap_rd r;
+	uint32_t n, prev = 0;
+
+	snap_rd_init(&r, data, len);
+	n = snap_get_u32(&r);
+	if (n > MSR_EMUL_MAX || len != 4 + (size_t)n * 16)
+		goto bad;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t index = snap_get_u32(&r);
+
+		if (snap_get_u32(&r) || (i && index <= prev) ||
+		    msr_emul_store_set(st, index, snap_get_u64(&r)) < 0)
+			goto bad;
+		prev = index;
+	}
+	if (snap_rd_done(&r))
+		return 0;
+bad:
+	snprintf(err, errlen, "MSR emulate section is malformed");
+	return -1;
+}
+
+static int register_snapshot(struct vm *vm, struct msr_vm *m)
+{
+	for (unsigned int i = 0; i < vm->ncpus; i++) {
+		struct snap_state_ops o = { SNAP_SEC_MSR_EMUL, i,
+			SNAP_PHASE_DEVICES, store_save, store_load,
+			&m->stores[i] };
+
+		if (snap_add_state(&vm->snap_reg, &o) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* --- set-up --------------------------------------------------------- */
 
 /* FILTER must be enabled before the filter is installed (api.rst);
@@ -293,7 +380,7 @@ int msr_vm_install(struct vm *vm)
 		.kvm_access = kvm_access, .kvm_opaque = vm,
 		.log = log_event, .log_opaque = m,
 	};
-	if (setup_kvm(m) < 0)
+	if (setup_kvm(m) < 0 || register_snapshot(vm, m) < 0)
 		return -1;
 	vm->exits.msr = (struct vcpu_hook){ handle_exit, m };
 	stats_add_reporter(&vm->stats, (struct stats_reporter){

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/* The CONFIG section (config.h).  Payload: u32 count, then count pairs
+ * of length-prefixed strings, key and value; numbers in decimal. */
+#include "vmm/snapshot/config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POLICY_TEXT_MAX	(1u << 20)
+#define MAX_ENTRIES	(32 + CLI_MAX_MSR_RULES)
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = calloc(1, POLICY_TEXT_MAX + 1);
+	n = buf ? fread(buf, 1, POLICY_TEXT_MAX + 1, f) : 0;
+	fclose(f);
+	if (!buf || n > POLICY_TEXT_MAX || memchr(buf, 0, n)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+struct enc {
+	struct snap_buf body;
+	uint32_t n;
+};
+
+static void kv(struct enc *e, const char *k, const char *v)
+{
+	if (!v)
+		return;
+	snap_put_str(&e->body, k);
+	snap_put_str(&e->body, v);
+	e->n++;
+}
+
+static void kv_u(struct enc *e, const char *k, uint64_t v)
+{
+	char num[24];
+
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	kv(e, k, num);
+}
+
+int snap_config_encode(const struct vmm_config *cfg, struct snap_buf *b,
+		       char *err, size_t errlen)
+{
+	struct enc e = { .n = 0 };
+	char *text = NULL;
+
+	if (cfg->msr_policy && !cfg->msr_policy_text &&
+	    strncmp(cfg->msr_policy, "preset:", 7)) {
+		text = read_text(cfg->msr_policy);
+		if (!text)
+			return fail(err, errlen, "cannot keep the MSR policy "
+				    "file '%s' for snapshots", cfg->msr_policy);
+	}
+	snap_buf_init(&e.body);
+	kv_u(&e, "memory", cfg->mem_size);
+	kv_u(&e, "cpus", cfg->cpus);
+	kv_u(&e, "ecam", cfg->ecam);
+	kv_u(&e, "pci-pio", cfg->pci_pio);
+	kv_u(&e, "pci-buses", cfg->pci_buses);
+	kv_u(&e, "xen-platform", cfg->xen_platform);
+	kv_u(&e, "xen-bar-mtrr", cfg->xen_bar_mtrr);
+	kv(&e, "firmware", cfg->firmware);
+	kv(&e, "kernel", cfg->kernel);
+	kv(&e, "initrd", cfg->initrd);
+	kv(&e, "append", cfg->append);
+	kv(&e, "msr-policy", cfg->msr_policy);
+	kv(&e, "msr-policy-text", text ? text : cfg->msr_policy_text);
+	for (int i = 0; i < cfg->n_msr_rules; i++)
+		kv(&e, "msr", cfg->msr_rules[i]);
+	kv(&e, "msr-default", cfg->msr_default);
+	free(text);
+	snap_put_u32(b, e.n);
+	snap_put(b, e.body.p, e.body.len);
+	snap_buf_free(&e.body);
+	return b->failed || e.body.failed ? fail(err, errlen, "out of memory")
+					  : 0;
+}
+
+/* --- decoding ------------------------------------------------------------- */
+
+struct dec {
+	struct snap_config *c;
+	char *next;		/* free space in c->strings */
+	char *err;
+	size_t errlen;
+};
+
+static int num(struct dec *d, const char *k, const char *v, uint64_t max,
+	       uint64_t *out)
+{
+	char *end;
+
+	if (!*v || *v == '-')
+		return fail(d->err, d->errlen, "config: bad %s '%s'", k, v);
+	*out = strtoull(v, &end, 10);
+	if (*end || *out > max)
+		return fail(d->err, d->errlen, "config: bad %s '%s'", k, v);
+	return 0;
+}
+
+static int set_num(struct dec *d, const char *k, const char *v)
+{
+	struct vmm_config *m = &d->c->m;
+	uint64_t x;
+
+	if (!strcmp(k, "memory")) {
+		if (num(d, k, v, UINT64_MAX, &x) || x < (16ull << 20) ||
+		    x % (2ull << 20))
+			return fail(d->err, d->errlen, "config: bad memory");
+		m->mem_size = x;
+	} else if (!strcmp(k, "cpus")) {
+		if (num(d, k, v, 255, &x) || !x)
+			return fail(d->err, d->errlen, "config: bad cpus");
+		m->cpus = (unsigned int)x;
+	} else if (!strcmp(k, "ecam")) {
+		if (num(d, k, v, ECAM_OFF, &x))
+			return -1;
+		m->ecam = (enum ecam_mode)x;
+	} else if (!strcmp(k, "pci-pio") || !strcmp(k, "xen-platform")) {
+		if (num(d, k, v, 1, &x))
+			return -1;
+		*(k[0] == 'p' ? &m->pci_pio : &m->xen_platform) = x;
+	} else if (!strcmp(k, "pci-buses")) {
+		if (num(d, k, v, 256, &x) || !x)
+			return fail(d->err, d->errlen, "config: bad pci-buses");
+		m->pci_buses = (unsigned int)x;
+	} else if (!strcmp(k, "xen-bar-mtrr")) {
+		if (num(d, k, v, XEN_BAR_UC, &x))
+			return -1;
+		m->xen_bar_mtrr = (enum xen_bar_mtrr)x;
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
+static int set_str(struct dec *d, const char *k, const char *v)
+{
+	struct vmm_config *m = &d->c->m;
+	static const char *const names[] = {
+		"firmware", "kernel", "initrd", "append", "msr-policy",
+		"msr-policy-text", "msr-default",
+	};
+	const char **fields[] = {
+		&m->firmware, &m->kernel, &m->initrd, &m->append,
+		&m->msr_policy, &m->msr_policy_text, &m->msr_default,
+	};
+
+	if (!strcmp(k, "msr")) {
+		if (m->n_msr_rules == CLI_MAX_MSR_RULES)
+			return fail(d->err, d->errlen, "config: too many msr");
+		m->msr_rules[m->n_msr_rules++] = v;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(k, names[i]))
+			continue;
+		if (*fields[i])
+			return fail(d->err, d->errlen, "config: %s twice", k);
+		*fields[i] = v;
+		return 0;
+	}
+	return fail(d->err, d->errlen, "config: unknown option '%.40s'", k);
+}
+
+/* A string from r, NUL-terminated into d->next. */
+static const char *get_str(struct dec *d, struct snap_rd *r)
+{
+	uint32_t n = snap_get_u32(r);
+	const uint8_t *p = snap_get_ptr(r, n);
+	char *s = d->next;
+
+	if (!p || memchr(p, 0, n))
+		return NULL;
+	memcpy(s, p, n);
+	s[n] = 0;
+	d->next += n + 1;
+	return s;
+}
+
+int snap_config_decode(const uint8_t *data, size_t len,
+		       struct snap_config *out, char *err, size_t errlen)
+{
+	struct dec d = { out, NULL, err, errlen };
+	struct snap_rd r;
+	uint32_t n;
+
+	memset(out, 0, sizeof(*out));
+	cli_defaults(&out->m);
+	out->strings = malloc(len + 1);	/* strings + NULs fit in len */
+	if (!out->strings)
+		return fail(err, errlen, "out of memory");
+	d.next = out->strings;
+	snap_rd_init(&r, data, len);
+	n = snap_get_u32(&r);
+	if (n > MAX_ENTRIES)
+		goto bad;
+	for (uint32_t i = 0; i < n; i++) {
+		const char *k = get_str(&d, &r), *v = k ? get_str(&d, &r) : NULL;
+		int rc;
+
+		if (!v)
+			goto bad;
+		rc = set_num(&d, k, v);
+		if (rc == 1)
+			rc = set_str(&d, k, v);
+		if (rc)
+			goto fail;
+	}
+	if (snap_rd_done(&r))
+		return 0;
+bad:
+	fail(err, errlen, "config section is malformed");
+fail:
+	snap_config_free(out);
+	return -1;
+}
+
+void snap_config_free(struct snap_config *c)
+{
+	free(c->strings);
+	c->strings = NULL;
+}
+
+/* --- merging with the command line ---------------------------------------- */
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static bool same_msr(const struct vmm_config *a, const struct vmm_config *b)
+{
+	if (!same_str(a->msr_policy, b->msr_policy) ||
+	    !same_str(a->msr_default, b->msr_default) ||
+	    a->n_msr_rules != b->n_msr_rules)
+		return false;
+	for (int i = 0; i < a->n_msr_rules; i++)
+		if (strcmp(a->msr_rules[i], b->msr_rules[i]))
+			return false;
+	return true;
+}
+
+static const char *conflict(const struct vmm_config *u,
+			    const struct vmm_config *s)
+{
+	uint32_t g = u->given;
+
+	if ((g & GIVEN_MEMORY) && u->mem_size != s->mem_size)
+		return "--memory";
+	if ((g & GIVEN_CPUS) && u->cpus != s->cpus)
+		return "--cpus";
+	if ((g & GIVEN_ECAM) && u->ecam != s->ecam)
+		return "--ecam";
+	if ((g & GIVEN_PCI_PIO) && u->pci_pio != s->pci_pio)
+		return "--pci-pio";
+	if ((g & GIVEN_PCI_BUSES) && u->pci_buses != s->pci_buses)
+		return "--pci-buses";
+	if ((g & GIVEN_XEN_PLATFORM) && u->xen_platform != s->xen_platform)
+		return "--xen-platform";
+	if ((g & GIVEN_XEN_BAR_MTRR) && u->xen_bar_mtrr != s->xen_bar_mtrr)
+		return "--xen-bar-mtrr";
+	if ((g & (GIVEN_MSR_POLICY | GIVEN_MSR | GIVEN_MSR_DEFAULT)) &&
+	    !same_msr(u, s))
+		return "the MSR policy options";
+	return NULL;
+}
+
+int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
+		      char *err, size_t errlen)
+{
+	const struct vmm_config *s = &c->m;
+	const char *opt = conflict(cfg, s);
+
+	if (opt)
+		return fail(err, errlen, "%s conflicts with the snapshot's "
+			    "machine (%llu MiB, %u vCPUs; restore without it)",
+			    opt, (unsigned long long)(s->mem_size >> 20),
+			    s->cpus);
+	cfg->mem_size = s->mem_size;
+	cfg->cpus = s->cpus;
+	cfg->ecam = s->ecam;
+	cfg->pci_pio = s->pci_pio;
+	cfg->pci_buses = s->pci_buses;
+	cfg->xen_platform = s->xen_platform;
+	cfg->xen_bar_mtrr = s->xen_bar_mtrr;
+	cfg->firmware = s->firmware;
+	cfg->kernel = s->kernel;
+	cfg->initrd = s->initrd;
+	cfg->append = s->append;
+	cfg->msr_policy = s->msr_policy;
+	cfg->msr_policy_text = s->msr_policy_text;
+	cfg->msr_default = s->msr_default;
+	cfg->n_msr_rules = s->n_msr_rules;
+	memcpy(cfg->msr_rules, s->msr_rules, sizeof(cfg->msr_rules));
+	return 0;
+}

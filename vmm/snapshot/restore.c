@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/* Restoring a snapshot (restore.h). */
+#include "vmm/snapshot/restore.h"
+#include "vmm/snapshot/config.h"
+#include "vmm/snapshot/file.h"
+#include "vmm/snapshot/meta.h"
+#include "vmm/snapshot/snapshot.h"
+#include "vmm/vm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+struct snap_restore {
+	const char *path;
+	struct snap_file f;
+	struct snap_config config;
+	bool config_ok;
+};
+
+static int refuse(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int refuse(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "minivmm: error: --restore '%s': ", path);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int check_meta(struct snap_restore *rs, char *err, size_t errlen)
+{
+	struct snap_meta file, here;
+	const uint8_t *d;
+	size_t len;
+
+	d = snap_file_state(&rs->f, SNAP_SEC_META, 0, &len);
+	if (!d) {
+		snprintf(err, errlen, "no meta section");
+		return -1;
+	}
+	if (snap_meta_decode(d, len, &file, err, errlen) < 0 ||
+	    snap_meta_here(&here, -1, err, errlen) < 0)
+		return -1;
+	return snap_meta_compatible(&file, &here, err, errlen);
+}
+
+static int check_config(struct snap_restore *rs, struct vmm_config *cfg,
+			char *err, size_t errlen)
+{
+	const uint8_t *d;
+	size_t len;
+
+	d = snap_file_state(&rs->f, SNAP_SEC_CONFIG, 0, &len);
+	if (!d) {
+		snprintf(err, errlen, "no config section");
+		return -1;
+	}
+	if (snap_config_decode(d, len, &rs->config, err, errlen) < 0)
+		return -1;
+	rs->config_ok = true;
+	return snap_config_merge(cfg, &rs->config, err, errlen);
+}
+
+int snapshot_restore_open(struct vmm_config *cfg, struct snap_restore **out)
+{
+	struct snap_restore *rs = calloc(1, sizeof(*rs));
+	char err[SNAP_ERR_MAX];
+
+	*out = NULL;
+	if (!rs)
+		return refuse(cfg->restore, "out of memory");
+	rs->path = cfg->restore;
+	rs->f.fd = -1;
+	if (snap_file_open(rs->path, &rs->f, err, sizeof(err)) < 0 ||
+	    check_meta(rs, err, sizeof(err)) < 0 ||
+	    check_config(rs, cfg, err, sizeof(err)) < 0 ||
+	    (cfg->restore_verify &&
+	     snap_file_verify_memory(&rs->f, err, sizeof(err)) < 0)) {
+		snapshot_restore_close(rs);
+		return refuse(cfg->restore, "%s", err);
+	}
+	*out = rs;
+	return 0;
+}
+
+void snapshot_restore_close(struct snap_restore *rs)
+{
+	if (!rs)
+		return;
+	snap_file_close(&rs->f);
+	if (rs->config_ok)
+		snap_config_free(&rs->config);
+	free(rs);
+}
+
+/* --- into the VM ---------------------------------------------------------- */
+
+static int map_rom(struct vm *vm, struct snap_restore *rs,
+		   const struct snap_entry *e)
+{
+	void *p = mmap(NULL, e->length, PROT_READ, MAP_PRIVATE, rs->f.fd,
+		       (off_t)e->offset);
+
+	if (p == MAP_FAILED)
+		return refuse(rs->path, "cannot map the ROM");
+	if (e->length > 1u << 20 || rom_place(&vm->mem, p, e->length,
+					      &vm->rom) < 0) {
+		munmap(p, e->length);
+		return refuse(rs->path, "the ROM does not fit");
+	}
+	return snapshot_add_rom(vm) < 0 ? refuse(rs->path, "ROM section") : 0;
+}
+
+/* Every memory image onto the range registered for it, and no range
+ * left without one. */
+static int map_memory(struct vm *vm, struct snap_restore *rs)
+{
+	const struct snap_registry *r = &vm->snap_reg;
+	size_t mapped = 0;
+
+	for (uint32_t i = 0; i < rs->f.idx.n; i++) {
+		const struct snap_entry *e = &rs->f.idx.e[i];
+		struct snap_memory *m;
+
+		if (!(e->flags & SNAP_F_MEMORY))
+			continue;
+		if (e->type == SNAP_SEC_ROM && !vm->rom.host) {
+			if (map_rom(vm, rs, e) < 0)
+				return -1;
+			mapped++;
+			continue;
+		}
+		m = snap_memory_find(r, e->type, e->instance);
+		if (!m || m->size != e->length)
+			return refuse(rs->path, "memory section %s/%u does "
+				      "not fit this machine",
+				      snap_type_name(e->type), e->instance);
+		if (snap_file_map(&rs->f, e, m->host, m->readonly) < 0)
+			return refuse(rs->path, "cannot map %s/%u",
+				      snap_type_name(e->type), e->instance);
+		m->from_file = true;
+		mapped++;
+	}
+	if (mapped != r->nmem)
+		return refuse(rs->path, "guest memory is missing from the "
+			      "snapshot");
+	return 0;
+}
+
+static int load_states(struct vm *vm, struct snap_restore *rs)
+{
+	const struct snap_registry *r = &vm->snap_reg;
+	size_t *order = calloc(r->nstate + 1, sizeof(*order));
+	char err[SNAP_ERR_MAX];
+	size_t nfile = 0;
+
+	if (!order)
+		return refuse(rs->path, "out of memory");
+	snap_load_order(r, order);
+	for (size_t k = 0; k < r->nstate; k++) {
+		const struct snap_state_ops *o = &r->state[order[k]];
+		size_t len;
+		const uint8_t *d = snap_file_state(&rs->f, o->type,
+						   o->instance, &len);
+
+		err[0] = 0;
+		if (!d || o->load(o->ctx, d, len, err, sizeof(err)) < 0) {
+			free(order);
+			return refuse(rs->path, "%s/%u: %s",
+				      snap_type_name(o->type), o->instance,
+				      d ? err : "missing from the snapshot");
+		}
+	}
+	free(order);
+	for (uint32_t i = 0; i < rs->f.idx.n; i++)
+		nfile += !(rs->f.idx.e[i].flags & SNAP_F_MEMORY);
+	if (nfile != r->nstate)
+		return refuse(rs->path, "it holds state this machine has no "
+			      "device for");
+	return 0;
+}
+
+int snapshot_restore(struct vm *vm, struct snap_restore *rs)
+{
+	if (map_memory(vm, rs) < 0 || load_states(vm, rs) < 0)
+		return -1;
+	timing_event(&vm->timing, "snapshot restored");
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Restoring a snapshot (minivmm --restore FILE).  In two steps, so that
+ * everything that can be checked is checked before a VM exists:
+ * snapshot_restore_open reads and verifies the file (container, state
+ * checksums, META against this binary and host, CONFIG against the
+ * command line; memory checksums with --restore-verify) and fills in the
+ * machine options; after vm_create has built that machine,
+ * snapshot_restore maps the memory images copy-on-write and loads every
+ * registered section, before any vCPU runs.  Every refusal is one line
+ * and exit status 2; no guest instruction runs after one.
+ */
+#ifndef MINIVMM_SNAPSHOT_RESTORE_H
+#define MINIVMM_SNAPSHOT_RESTORE_H
+
+struct vm;
+struct vmm_config;
+struct snap_restore;
+
+/* 0, or -1 after printing the refusal.  cfg then points into *out:
+ * close it after the VM is gone. */
+int snapshot_restore_open(struct vmm_config *cfg, struct snap_restore **out);
+int snapshot_restore(struct vm *vm, struct snap_restore *rs);
+void snapshot_restore_close(struct snap_restore *rs);
+
+#endif
