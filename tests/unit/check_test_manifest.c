@@ -414,6 +414,13 @@ START_TEST(plans)
 	ck_assert(strstr(p.skip, "test_args: '`' needs a shell"));
 	plan_free(&p);
 	manifest_free(&M);
+	plan_of("[p]\nfile = minivmm-unit-k.flat\ntest_args = a\n"
+		"qemu_params = -append 'b c'\n", "p", false, &p);
+	ck_assert(has_arg(p.vmm_argv, "--append", "b c"));	/* last wins */
+	ck_assert(has_arg(p.qemu_argv, "-append", "a"));
+	ck_assert(has_arg(p.qemu_argv, "-append", "b c"));
+	plan_free(&p);
+	manifest_free(&M);
 	plan_of("[o]\nfile = minivmm-unit-k.flat\nqemu_params = -bios x\n",
 		"o", false, &p);
 	ck_assert_str_eq(p.vmm_skip, "QEMU option -bios has no minivmm "

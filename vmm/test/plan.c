@@ -91,6 +91,10 @@ static void map_option(struct plan *p, const char *o, const char *v)
 		map_cpu(p, v);
 	} else if (!strcmp(o, "-m")) {
 		snprintf(p->memory, sizeof(p->memory), "%s", v);
+	} else if (!strcmp(o, "-append")) {
+		/* as on QEMU's command line, the last -append wins */
+		snprintf(p->append, sizeof(p->append), "%s", v);
+		p->has_append = true;
 	} else if (!strcmp(o, "-smp")) {
 		snprintf(p->smp, sizeof(p->smp), "%.*s", (int)strcspn(v, ","),
 			 v);
@@ -197,6 +201,9 @@ static void decide(struct plan *p, const struct plan_opts *o)
 		skip(p, "Test file '%s' not found", p->kernel);
 	if (words_split(t->test_args, &p->args, err) < 0)
 		skip(p, "test_args: %s", err);
+	words_join(&p->args, 0, p->test_append, sizeof(p->test_append));
+	memcpy(p->append, p->test_append, sizeof(p->append));
+	p->has_append = p->args.n > 0;
 	if (words_split(t->qemu_params, &p->params, err) < 0)
 		skip(p, "qemu_params: %s", err);
 	if (words_split(t->minivmm_params, &p->extra, err) < 0)
@@ -236,7 +243,7 @@ static void vmm_argv(struct plan *p, const struct plan_opts *o)
 		PUSH(a, &n, "--initrd");
 		PUSH(a, &n, o->env_file);
 	}
-	if (p->args.n) {
+	if (p->has_append) {
 		PUSH(a, &n, "--append");
 		PUSH(a, &n, p->append);
 	}
@@ -269,7 +276,7 @@ static void qemu_argv(struct plan *p, const struct plan_opts *o)
 	PUSH(a, &n, p->qemu_smp);
 	if (p->args.n) {
 		PUSH(a, &n, "-append");
-		PUSH(a, &n, p->append);
+		PUSH(a, &n, p->test_append);
 	}
 	for (int i = 0; i < p->params.n; i++)
 		PUSH(a, &n, p->params.w[i]);
@@ -297,7 +304,6 @@ void plan_make(const struct manifest_test *t, const struct plan_opts *o,
 	decide(p, o);
 	snprintf(p->qemu_smp, sizeof(p->qemu_smp), "%u", t->smp);
 	snprintf(p->timeout_s, sizeof(p->timeout_s), "%g", p->timeout);
-	words_join(&p->args, 0, p->append, sizeof(p->append));
 	if (p->skip[0])
 		return;
 	if (!p->vmm_skip[0])

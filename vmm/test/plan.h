@@ -6,7 +6,8 @@
  * the arguments), or the command lines for minivmm and for QEMU (--peer
  * qemu, built as the suite's x86/run builds it).
  *
- * QEMU parameters minivmm maps: -smp, -m, -cpu's +flag/-flag where the
+ * QEMU parameters minivmm maps: -smp, -m, -append, -cpu's +flag/-flag
+ * where the
  * flag is a CPUID feature minivmm knows (cpuid_flags.h; the model itself
  * is taken as "host", as QEMU here must use -cpu host too), the devices
  * minivmm always has (pc-testdev, pci-testdev, isa-debug-exit).  Options
@@ -53,7 +54,11 @@ struct plan {
 	char *qemu_argv[PLAN_ARGV_MAX];
 	/* storage */
 	struct words args, params, extra, qextra;
-	char smp[16], memory[32], cpuid[256], append[4096], timeout_s[32];
+	char smp[16], memory[32], cpuid[256], timeout_s[32];
+	char test_append[4096];		/* test_args joined */
+	char append[4096];		/* what minivmm gets: test_args, or a
+					 * -append in qemu_params */
+	bool has_append;
 	char qemu_smp[16];
 };
 
