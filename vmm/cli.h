@@ -60,6 +60,9 @@ struct vmm_config {
 	const char *msr_policy_check;	/* print table and exit */
 	bool sandbox;
 	const char *dump_acpi;
+	bool exit_qemu;			/* --exit-style qemu */
+	bool pci_testdev;		/* --pci-testdev on */
+	const char *cpuid;		/* --cpuid +flag,-flag,... */
 	/* Snapshots (docs/snapshot.md) */
 	const char *snapshot;		/* --snapshot FILE */
 	enum snap_at snapshot_at;

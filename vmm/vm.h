@@ -29,6 +29,7 @@
 #include "vmm/snapshot/registry.h"
 
 struct pci_vm;
+struct platform;
 struct snapshot;
 struct uart;
 
@@ -50,6 +51,7 @@ struct vm {
 	struct emulate_ctx emulate;
 	void *msr_state;	/* msr/vm.c */
 	struct pci_vm *pci;	/* pci_vm.c */
+	struct platform *platform;	/* platform.c */
 	struct snap_registry snap_reg;	/* what snapshots hold */
 	struct snapshot *snap;	/* snapshot/snapshot.c */
 	struct payload payload;
