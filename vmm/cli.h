@@ -77,6 +77,9 @@ struct vmm_config {
 	struct disk_opt disks[CLI_MAX_DISKS];
 	unsigned int ndisks;
 	bool rng;
+	bool exit_qemu;			/* --exit-style qemu */
+	bool pci_testdev;		/* --pci-testdev on */
+	const char *cpuid;		/* --cpuid +flag,-flag,... */
 	/* Snapshots (docs/snapshot.md) */
 	const char *snapshot;		/* --snapshot FILE */
 	enum snap_at snapshot_at;

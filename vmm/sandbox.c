@@ -107,9 +107,10 @@ static const unsigned long ioctls[] = {
 	KVM_GET_MSRS, KVM_SET_MSRS,
 	/* emulate.c: completing instructions the host's emulator rejects */
 	KVM_SET_REGS, KVM_SET_SREGS, KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS,
-	KVM_GET_FPU,
-	/* virtio: notify bindings follow BAR moves; MSI-X vector routes */
-	KVM_IOEVENTFD, KVM_SET_GSI_ROUTING,
+	KVM_SIGNAL_MSI,		/* S3: INIT to the other vCPUs */
+	KVM_IOEVENTFD,		/* pci-testdev's eventfd tests; virtio kicks */
+	KVM_SET_GSI_ROUTING,	/* virtio: MSI-X vector routes */
+	KVM_GET_FPU, KVM_GET_XCRS, KVM_GET_CPUID2,
 	TCGETS, TCSETS, TCSETSW, TCSETSF,
 };
 

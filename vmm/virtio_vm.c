@@ -50,6 +50,11 @@ struct virtio_vm {
 	uint64_t route_updates, route_failures, notify_bind_failures;
 };
 
+unsigned int virtio_vm_first_slot(const struct vmm_config *cfg)
+{
+	return VIRTIO_VM_FIRST_SLOT + (cfg->pci_testdev ? 1 : 0);
+}
+
 /* --- KVM plumbing --------------------------------------------------- */
 
 /* KVM's own default: GSI 0-15 to both PICs and the IOAPIC, 16-23 to the
@@ -177,7 +182,8 @@ static struct vdev *new_dev(struct virtio_vm *vv, const char *kind)
 	for (unsigned int i = 0; i < vv->ndevs; i++)
 		nth += !strcmp(vv->devs[i].kind, kind);
 	*d = (struct vdev){ .vv = vv, .kind = kind, .fd = -1,
-			    .slot = VIRTIO_VM_FIRST_SLOT + vv->ndevs };
+			    .slot = virtio_vm_first_slot(vv->vm->cfg) +
+				    vv->ndevs };
 	snprintf(d->name, sizeof(d->name), "virtio-%s%u", kind, nth);
 	return d;
 }

@@ -30,6 +30,7 @@
 
 struct pci_vm;
 struct virtio_vm;
+struct platform;
 struct snapshot;
 struct uart;
 
@@ -52,6 +53,7 @@ struct vm {
 	void *msr_state;	/* msr/vm.c */
 	struct pci_vm *pci;	/* pci_vm.c */
 	struct virtio_vm *virtio;	/* virtio_vm.c; NULL: no devices */
+	struct platform *platform;	/* platform.c */
 	struct snap_registry snap_reg;	/* what snapshots hold */
 	struct snapshot *snap;	/* snapshot/snapshot.c */
 	struct payload payload;

@@ -96,6 +96,9 @@ expect enum 0 '00:04\.0 1af4:1042 BAR0 mem64 0x[0-9a-f]+\+0x8000'
 grep -qE '00:05\.0 1af4:1042 BAR0 mem64' "$TMP/enum.out" &&
 	grep -qE '00:06\.0 1af4:1044 BAR0 mem64' "$TMP/enum.out" &&
 	pass enum-all || fail enum "not every function was assigned"
+# QEMU's pci-testdev keeps 00:04.0; the virtio functions move up one.
+vm enum-testdev 60 --disk "$TMP/ro.img,ro" --pci-testdev on
+expect enum-testdev 0 '00:05\.0 1af4:1042 BAR0 mem64'
 
 # Snapshots: the guest asks for one with a 256 KiB write in flight and a
 # read published but not kicked; the run that goes on (--snapshot-continue)

@@ -245,6 +245,30 @@ def bzimage(setup_sects=4, ksize=0x800, init_size=0x300000,
     return bytes(img)
 
 
+def mb_elf(segs, entry, flags=0):
+    """An ELF32 multiboot kernel as kvm-unit-tests builds them: ehdr,
+    phdrs, the header at 0xb0, then each segment's bytes."""
+    phoff, n = 52, len(segs)
+    data_off = 0x200
+    ident = b"\x7fELF" + bytes([1, 1, 1]) + bytes(9)
+    eh = ident + struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, entry, phoff, 0, 0,
+                             52, 32, n, 0, 0, 0)
+    img = bytearray(eh)
+    off = data_off
+    for paddr, memsz, filesz in segs:
+        img += struct.pack("<IIIIIIII", 1, off, paddr, paddr, filesz, memsz,
+                           5, 16)
+        off += (filesz + 15) & ~15
+    img += bytes(0xb0 - len(img))
+    magic = 0x1badb002
+    img += struct.pack("<III", magic, flags, (-(magic + flags)) & 0xffffffff)
+    img += bytes(data_off - len(img))
+    for paddr, memsz, filesz in segs:
+        img += bytes((paddr + i) & 0xff for i in range(filesz))
+        img += bytes(((filesz + 15) & ~15) - filesz)
+    return bytes(img)
+
+
 def loader_input(elf, initrd=b"", ram=0, rom=False):
     return bytes([ram | (0x80 if rom else 0)]) + \
         struct.pack("<H", len(initrd)) + elf + initrd
@@ -266,6 +290,14 @@ def loader_seeds():
         loader_input(bzimage(cmdline_size=255), ram=3 | 0x40 | 8))
     put("loader", "pvh-via-payload", loader_input(pvh_elf(), b"i" * 10,
                                                   ram=0x40))
+    put("loader", "multiboot-flat", loader_input(
+        mb_elf([(0x4000b0, 0x800, 0x800), (0x407000, 0x40000, 0x100)],
+               0x4000bc), b"NR_CPUS=1\n", ram=3 | 0x40))
+    put("loader", "multiboot-realmode", loader_input(
+        mb_elf([(0x8000, 0x600, 0x600), (0xb000, 0x300, 0x100)], 0x8018),
+        ram=0x40))
+    put("loader", "multiboot-video", loader_input(
+        mb_elf([(0x100000, 0x100, 0x100)], 0x100000, flags=4), ram=0x40))
     put("loader", "firmware-only", loader_input(b"\x90" * 4080 +
                                                 b"\xeb\xfe" * 8, rom=True))
 
@@ -336,6 +368,32 @@ def virtq_seeds():
         [0], flags=7, extra=blk_hdr(1, 0)))
 
 
+# --- manifest: unittests.cfg text ---------------------------------------------
+def manifest_seeds():
+    put("manifest", "suite", b"""[x2apic]
+file = apic.flat
+smp = 2
+qemu_params = -cpu qemu64,+x2apic,+tsc-deadline
+arch = x86_64
+timeout = 30
+groups = apic
+
+[vmexit_cpuid]
+file = vmexit.flat
+test_args = 'cpuid'
+groups = vmexit
+
+[intel_iommu]
+file = intel-iommu.flat
+arch = x86_64
+timeout = 30
+smp = 4
+qemu_params = -M q35,kernel-irqchip=split -device intel-iommu,intremap=on
+check = /sys/module/kvm/parameters/enable_pmu=Y
+""")
+    put("manifest", "multi-line", b'[a]\nqemu_params = """-m 256 \\\n'
+        b'-cpu host\n-smp 2"""\nminivmm_params = --ecam trap\n'
+        b'test_args = "a \'b c\' `date`"\n[b]\ngroups = nodefault\n')
 # --- snapshot: a whole snapshot file (vmm/snapshot/format.h) ------------------
 def snap_str(s):
     b = s.encode()
@@ -405,4 +463,5 @@ if __name__ == "__main__":
     msr_seeds()
     loader_seeds()
     fdt_seeds()
+    manifest_seeds()
     snapshot_seeds()

@@ -283,6 +283,32 @@ START_TEST(bad_timeout)
 }
 END_TEST
 
+/* The options issue 16 added: exit style, CPUID edits, pci-testdev. */
+START_TEST(kut_options)
+{
+	struct result r;
+
+	expect_run(PARSE(&r, "--exit-style", "qemu", "--cpuid",
+			 "+x2apic,-pcid", "--pci-testdev", "on"));
+	ck_assert(r.cfg.exit_qemu);
+	ck_assert(r.cfg.pci_testdev);
+	ck_assert_str_eq(r.cfg.cpuid, "+x2apic,-pcid");
+	expect_run(PARSE(&r, "--exit-style", "raw"));
+	ck_assert(!r.cfg.exit_qemu && !r.cfg.pci_testdev && !r.cfg.cpuid);
+	expect_error(PARSE(&r, "--exit-style", "xen"), "--exit-style",
+		     "expected raw or qemu");
+	expect_error(PARSE(&r, "--pci-testdev", "yes"), "--pci-testdev",
+		     "expected on or off");
+	expect_error(PARSE(&r, "--cpuid", "x2apic"), "--cpuid",
+		     "expected +name or -name");
+	expect_error(PARSE(&r, "--cpuid", "+warp-drive"), "--cpuid",
+		     "unknown CPUID feature");
+	PARSE(&r, "--cpuid", "help");
+	ck_assert_int_eq(r.res, CLI_EXIT_OK);
+	ck_assert(strstr(r.out.text, "tsc-deadline"));
+}
+END_TEST
+
 START_TEST(unknown_option)
 {
 	struct result r;
@@ -418,6 +444,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, bad_cpus);
 	tcase_add_test(tc, bad_timeout);
 	tcase_add_test(tc, unknown_option);
+	tcase_add_test(tc, kut_options);
 	tcase_add_test(tc, missing_value);
 	tcase_add_test(tc, stray_argument);
 	tcase_add_test(tc, initrd_needs_kernel);
