@@ -14,8 +14,8 @@ enum long_only {
 	OPT_CONSOLE, OPT_STATS, OPT_STATS_JSON, OPT_TIMING, OPT_VERSION,
 	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
 	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
-	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_EXIT_STYLE, OPT_CPUID,
-	OPT_PCI_TESTDEV,
+	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_DISK, OPT_RNG, OPT_EXIT_STYLE,
+	OPT_CPUID, OPT_PCI_TESTDEV,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV,
 };
@@ -39,6 +39,8 @@ static const struct option options[] = {
 	{ "xen-bar-mtrr", required_argument, NULL, OPT_XEN_BAR_MTRR },
 	{ "dump-acpi",	required_argument, NULL, OPT_DUMP_ACPI },
 	{ "no-sandbox",	no_argument,	   NULL, OPT_NO_SANDBOX },
+	{ "disk",	required_argument, NULL, OPT_DISK },
+	{ "rng",	no_argument,	   NULL, OPT_RNG },
 	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
 	{ "cpuid",	required_argument, NULL, OPT_CPUID },
 	{ "pci-testdev", required_argument, NULL, OPT_PCI_TESTDEV },
@@ -96,6 +98,10 @@ void cli_usage(FILE *out)
 "                         uncacheable like hvmloader before Xen 4.21\n"
 "  --pci-testdev on|off   QEMU's pci-testdev 1b36:0005 at 00:04.0 (default off)\n"
 "  --dump-acpi DIR        at exit, write the guest's ACPI tables to DIR\n"
+"Devices (virtio-pci):\n"
+"  --disk PATH[,ro][,serial=S]  virtio-blk over a raw image (repeatable, up\n"
+"                         to 8); ro: read-only; S: up to 20 bytes\n"
+"  --rng                  virtio-rng fed from the host's getrandom()\n"
 "MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see README):\n"
 "  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
 "                         xen-relaxed|therm-compat\n"
@@ -227,6 +233,69 @@ static int parse_pci(struct vmm_config *cfg, int c, const char *v)
 	return -1;
 }
 
+/* One ",word" of --disk after the path. */
+static int disk_word(struct disk_opt *d, const char *w, size_t l,
+		     char *err, size_t errlen)
+{
+	if (l == 2 && !strncmp(w, "ro", 2)) {
+		d->ro = true;
+		return 0;
+	}
+	if (l >= 7 && !strncmp(w, "serial=", 7)) {
+		if (l - 7 > CLI_SERIAL_MAX) {
+			snprintf(err, errlen, "serial is longer than 20 bytes");
+			return -1;
+		}
+		memcpy(d->serial, w + 7, l - 7);
+		d->serial[l - 7] = 0;
+		d->has_serial = true;
+		return 0;
+	}
+	snprintf(err, errlen, "unknown option '%.*s' (expected ro or "
+		 "serial=S)", (int)(l > 64 ? 64 : l), w);
+	return -1;
+}
+
+/* PATH[,ro][,serial=S]: the path is everything before the first comma. */
+int cli_parse_disk(const char *v, struct disk_opt *d, char *err,
+		   size_t errlen)
+{
+	const char *comma = strchr(v, ',');
+	size_t plen = comma ? (size_t)(comma - v) : strlen(v);
+
+	memset(d, 0, sizeof(*d));
+	if (plen == 0) {
+		snprintf(err, errlen, "expected PATH[,ro][,serial=S]");
+		return -1;
+	}
+	if (plen >= CLI_PATH_MAX) {
+		snprintf(err, errlen, "path too long");
+		return -1;
+	}
+	memcpy(d->path, v, plen);
+	while (comma) {
+		const char *w = comma + 1, *end = strchr(w, ',');
+		size_t l = end ? (size_t)(end - w) : strlen(w);
+
+		if (disk_word(d, w, l, err, errlen) < 0)
+			return -1;
+		comma = end;
+	}
+	return 0;
+}
+
+static int parse_disk(struct vmm_config *cfg, const char *v)
+{
+	char err[160];
+
+	if (cfg->ndisks == CLI_MAX_DISKS)
+		return bad("--disk", v, "at most 8 disks");
+	if (cli_parse_disk(v, &cfg->disks[cfg->ndisks], err, sizeof(err)) < 0)
+		return bad("--disk", v, err);
+	cfg->ndisks++;
+	return 0;
+}
+
 static int parse_cpuid(struct vmm_config *cfg, const char *v)
 {
 	struct cpuid_edits ed;
@@ -263,6 +332,7 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_XEN_BAR_MTRR, GIVEN_XEN_BAR_MTRR },
 	{ OPT_MSR_POLICY, GIVEN_MSR_POLICY }, { OPT_MSR, GIVEN_MSR },
 	{ OPT_MSR_DEFAULT, GIVEN_MSR_DEFAULT },
+	{ OPT_DISK, GIVEN_DISK }, { OPT_RNG, GIVEN_RNG },
 };
 
 static void mark_given(struct vmm_config *cfg, int c)
@@ -351,6 +421,8 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_MSR_CHECK: cfg->msr_policy_check = v; return 0;
 	case OPT_DUMP_ACPI: cfg->dump_acpi = v; return 0;
 	case OPT_NO_SANDBOX: cfg->sandbox = false; return 0;
+	case OPT_DISK: return parse_disk(cfg, v);
+	case OPT_RNG: cfg->rng = true; return 0;
 	case OPT_EXIT_STYLE: return parse_exit_style(cfg, v);
 	case OPT_CPUID: return parse_cpuid(cfg, v);
 	case OPT_PCI_TESTDEV: {

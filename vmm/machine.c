@@ -16,6 +16,7 @@
 #include "vmm/suspend.h"
 #include "vmm/snapshot/snapshot.h"
 #include "vmm/vcpu.h"
+#include "vmm/virtio_vm.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
@@ -294,7 +295,7 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 		print_buses, json_buses, vm });
 	*status = EXIT_USAGE;
 	if (console_open(&vm->console, cfg->console, cfg->console_file) < 0 ||
-	    msr_vm_prepare(vm) < 0)
+	    msr_vm_prepare(vm) < 0 || virtio_vm_prepare(vm) < 0)
 		goto fail;
 	*status = EXIT_VMM_ERROR;
 	if (kvm_open(&vm->kvm) < 0)
@@ -342,7 +343,8 @@ void vm_destroy(struct vm *vm)
 	for (unsigned int i = 0; vm->vcpus && i < vm->ncpus; i++)
 		vcpu_destroy(&vm->vcpus[i]);
 	free(vm->vcpus);
-	pci_vm_destroy(vm);
+	pci_vm_destroy(vm);	/* stops the virtio device threads */
+	virtio_vm_destroy(vm);
 	platform_destroy(vm);
 	uart_destroy(vm->uart);
 	gmem_destroy(&vm->mem);

@@ -8,6 +8,7 @@
 #include "devices/pci_testdev.h"
 #include "devices/xen_platform.h"
 #include "vmm/layout.h"
+#include "vmm/virtio_vm.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
@@ -444,7 +445,7 @@ int pci_vm_setup(struct vm *vm)
 	if (create_bus(p) < 0 ||
 	    (cfg->xen_platform && add_xen_platform(p) < 0) ||
 	    (cfg->pci_testdev && add_pci_testdev(p) < 0) ||
-	    setup_ecam(p) < 0 ||
+	    virtio_vm_setup(vm, p->bus) < 0 || setup_ecam(p) < 0 ||
 	    (cfg->pci_pio && bus_register(&vm->pio, PCI_BUS_PIO_BASE,
 					  PCI_BUS_PIO_LEN, &pci_bus_pio_ops,
 					  p->bus, "pci-cf8-cfc") < 0) ||

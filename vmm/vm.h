@@ -29,6 +29,7 @@
 #include "vmm/snapshot/registry.h"
 
 struct pci_vm;
+struct virtio_vm;
 struct platform;
 struct snapshot;
 struct uart;
@@ -51,6 +52,7 @@ struct vm {
 	struct emulate_ctx emulate;
 	void *msr_state;	/* msr/vm.c */
 	struct pci_vm *pci;	/* pci_vm.c */
+	struct virtio_vm *virtio;	/* virtio_vm.c; NULL: no devices */
 	struct platform *platform;	/* platform.c */
 	struct snap_registry snap_reg;	/* what snapshots hold */
 	struct snapshot *snap;	/* snapshot/snapshot.c */

@@ -314,6 +314,60 @@ def fdt_seeds():
     put("fdt", "no-append", struct.pack("<BBBI", 1, 0, 0, 0))
 
 
+# --- virtq: geometry, RAM image, operations (see fuzz_virtq.c) --------------
+VQ_BASE, VQ_DESC, VQ_AVAIL, VQ_USED, VQ_QSIZE = 0x10000, 0x0, 0x1000, 0x2000, 16
+NEXT, WRITE, INDIRECT = 1, 2, 4
+
+
+def vq_input(descs, heads, flags=3, extra=b"", ops=b"\0\0\0\0",
+             itab=None, cap=2048):
+    ram = bytearray(0x4000)
+    for i, (addr, length, fl, nxt) in enumerate(descs):
+        struct.pack_into("<QIHH", ram, VQ_DESC + 16 * i, VQ_BASE + addr,
+                         length, fl, nxt)
+    for i, h in enumerate(heads):
+        struct.pack_into("<H", ram, VQ_AVAIL + 4 + 2 * i, h)
+    struct.pack_into("<H", ram, VQ_AVAIL + 2, len(heads))
+    for i, (addr, length, fl, nxt) in enumerate(itab or []):
+        struct.pack_into("<QIHH", ram, 0x3800 + 16 * i, VQ_BASE + addr,
+                         length, fl, nxt)
+    ram[0x3000:0x3000 + len(extra)] = extra
+    head = struct.pack("<BBHHHIH", 4, flags, VQ_DESC, VQ_AVAIL, VQ_USED,
+                       cap, len(ram))
+    return head + bytes(ram) + ops
+
+
+def blk_hdr(t, sector):
+    return struct.pack("<IIQ", t, 0, sector)
+
+
+def virtq_seeds():
+    put("virtq", "read", vq_input(
+        [(0x3000, 16, NEXT, 1), (0x3100, 512, NEXT | WRITE, 2),
+         (0x3300, 512, NEXT | WRITE, 3), (0x3500, 1, WRITE, 0)], [0],
+        extra=blk_hdr(0, 10)))
+    put("virtq", "write-split-header", vq_input(
+        [(0x3000, 5, NEXT, 1), (0x3005, 11 + 1024, NEXT, 2),
+         (0x3600, 1, WRITE, 0)], [0], extra=blk_hdr(1, 2000)))
+    put("virtq", "indirect", vq_input(
+        [(0x3800, 48, INDIRECT, 0)], [0], extra=blk_hdr(0, 0),
+        itab=[(0x3000, 16, NEXT, 1), (0x3100, 1024, NEXT | WRITE, 2),
+              (0x3600, 1, WRITE, 0)]))
+    put("virtq", "discard", vq_input(
+        [(0x3000, 32, NEXT, 1), (0x3600, 1, WRITE, 0)], [0],
+        extra=blk_hdr(11, 0) + struct.pack("<QII", 8, 8, 0)))
+    put("virtq", "get-id-flush", vq_input(
+        [(0x3000, 16, NEXT, 1), (0x3100, 20, NEXT | WRITE, 2),
+         (0x3600, 1, WRITE, 0), (0x3010, 16, NEXT, 4), (0x3601, 1, WRITE, 0)],
+        [0, 3], extra=blk_hdr(8, 0) + blk_hdr(4, 0)))
+    put("virtq", "loop-then-rewrite", vq_input(
+        [(0x3000, 16, NEXT, 1), (0x3100, 16, NEXT, 0)], [0],
+        ops=b"\0\4" + b"\1" + struct.pack("<HB", 0x10, 2) + b"\0\0\0"))
+    put("virtq", "ro-write", vq_input(
+        [(0x3000, 16, NEXT, 1), (0x3100, 512, NEXT, 2), (0x3600, 1, WRITE, 0)],
+        [0], flags=7, extra=blk_hdr(1, 0)))
+
+
 # --- manifest: unittests.cfg text ---------------------------------------------
 def manifest_seeds():
     put("manifest", "suite", b"""[x2apic]
@@ -402,6 +456,7 @@ def snapshot_seeds():
 
 
 if __name__ == "__main__":
+    virtq_seeds()
     pci_seeds()
     xen_seeds()
     uart_seeds()
