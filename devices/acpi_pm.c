@@ -85,7 +85,21 @@ static void pm_write(void *opaque, uint64_t off, const uint8_t *data,
 		pm->cnt &= (uint16_t)~ACPI_PM1_SLP_EN;	/* self-clearing */
 		if (typ == ACPI_SLP_TYP_S5 && pm->poweroff)
 			pm->poweroff(pm->ctx);
+		else if (typ == ACPI_SLP_TYP_S3 && pm->suspend)
+			pm->suspend(pm->ctx);
 	}
+}
+
+void acpi_pm_woken(struct acpi_pm *pm, bool by_rtc)
+{
+	pm->sts |= ACPI_PM1_WAK_STS;
+	if (by_rtc)
+		pm->sts |= ACPI_PM1_RTC_STS;
+}
+
+bool acpi_pm_rtc_wake(const struct acpi_pm *pm)
+{
+	return pm->en & ACPI_PM1_RTC_EN;
 }
 
 const struct bus_ops acpi_pm_ops = { .read = pm_read, .write = pm_write };

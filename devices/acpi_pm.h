@@ -2,12 +2,16 @@
 /*
  * The ACPI PM device the firmware's FADT describes (ports and bits in
  * firmware/lib/acpi_build.h): PM1a event (status/enable), PM1a control
- * (S5 sleep = power off) and the 3.579545 MHz PM timer.  "Always in ACPI
- * mode": SCI_EN reads as 1 and no SCI is ever raised.
+ * (S5 sleep = power off, S3 = suspend to RAM) and the 3.579545 MHz PM
+ * timer.  "Always in ACPI mode": SCI_EN reads as 1 and no SCI is ever
+ * raised.  What suspending means is the VMM's business (the suspend
+ * callback, which returns once the machine has woken up); it then sets
+ * the wake status with acpi_pm_woken().
  */
 #ifndef MINIVMM_ACPI_PM_H
 #define MINIVMM_ACPI_PM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "vmm/bus.h"
@@ -17,12 +21,17 @@ struct acpi_pm {
 	uint64_t start_ns;		/* PM timer epoch */
 	uint64_t (*now_ns)(void);	/* host clock (a fake in tests) */
 	void (*poweroff)(void *ctx);	/* guest entered S5 */
+	void (*suspend)(void *ctx);	/* guest entered S3; NULL: ignored */
 	void *ctx;
 };
 
 void acpi_pm_init(struct acpi_pm *pm, uint64_t (*now_ns)(void),
 		  void (*poweroff)(void *ctx), void *ctx);
 
+/* After a wake from S3: WAK_STS, and RTC_STS if the RTC woke it. */
+void acpi_pm_woken(struct acpi_pm *pm, bool by_rtc);
+/* True if PM1_EN lets the RTC alarm wake the machine. */
+bool acpi_pm_rtc_wake(const struct acpi_pm *pm);
 /* Registers and the PM timer's count (as time since its epoch), for
  * snapshots: a restored timer goes on from the saved count. */
 struct acpi_pm_state {

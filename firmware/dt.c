@@ -95,7 +95,29 @@ static enum payload_kind parse_kind(const char *kind)
 		return PAYLOAD_PVH;
 	if (!strcmp(kind, "bzimage"))
 		return PAYLOAD_BZIMAGE;
+	if (!strcmp(kind, "multiboot"))
+		return PAYLOAD_MULTIBOOT;
 	fail("unknown %s \"%s\"", ABI_PROP_PAYLOAD_KIND, kind);
+}
+
+/* <dst src filesz memsz> quadruples; what they mean is checked where
+ * they are used (multiboot.c). */
+static void low_segments(struct machine *m, const struct prop *p)
+{
+	const fdt64_t *v = p->val;
+
+	if (p->len <= 0 || p->len % 32)
+		fail("%s must be <u64 dst, src, filesz, memsz> quadruples",
+		     ABI_PROP_LOW_SEGMENTS);
+	if (p->len / 32 > MACHINE_MAX_LOW)
+		fail("%s: more than %d segments", ABI_PROP_LOW_SEGMENTS,
+		     MACHINE_MAX_LOW);
+	m->n_low = (unsigned int)p->len / 32;
+	for (unsigned int i = 0; i < m->n_low; i++)
+		m->low[i] = (struct low_segment){
+			fdt64_ld(&v[4 * i]), fdt64_ld(&v[4 * i + 1]),
+			fdt64_ld(&v[4 * i + 2]), fdt64_ld(&v[4 * i + 3]),
+		};
 }
 
 #define MINIVMM_PREFIX	"minivmm,"
@@ -123,6 +145,8 @@ static void minivmm_prop(struct machine *m, const struct prop *full,
 		prop_u64s(full, r, 2);
 		m->payload_range = (struct mem_range){ r[0], r[1] };
 		seen->pvh_range = true;
+	} else if (prop_is(p, TAIL(ABI_PROP_LOW_SEGMENTS))) {
+		low_segments(m, full);
 	} else if (prop_is(p, TAIL(ABI_PROP_INITRD_RANGE))) {
 		prop_u64s(full, r, 2);
 		m->initrd = (struct mem_range){ r[0], r[1] };
@@ -271,10 +295,12 @@ static void check_complete(const struct machine *m, const struct seen *s)
 	if (m->n_cpus > MACHINE_MAX_CPUS)
 		fw_fail(ABI_FW_FAIL_CPUS, "%u CPUs, at most %d are supported",
 			m->n_cpus, MACHINE_MAX_CPUS);
-	if (m->payload == PAYLOAD_PVH && !s->pvh_entry)
-		fail("pvh payload without %s", ABI_PROP_PAYLOAD_ENTRY);
-	if (m->payload == PAYLOAD_PVH && !s->pvh_range)
-		fail("pvh payload without %s", ABI_PROP_PAYLOAD_RANGE);
+	if ((m->payload == PAYLOAD_PVH || m->payload == PAYLOAD_MULTIBOOT) &&
+	    !s->pvh_entry)
+		fail("payload without %s", ABI_PROP_PAYLOAD_ENTRY);
+	if ((m->payload == PAYLOAD_PVH || m->payload == PAYLOAD_MULTIBOOT) &&
+	    !s->pvh_range)
+		fail("payload without %s", ABI_PROP_PAYLOAD_RANGE);
 	machine_pci_check(m, &s->pci);
 }
 

@@ -27,6 +27,14 @@ enum payload_kind {
 	PAYLOAD_NONE,
 	PAYLOAD_PVH,
 	PAYLOAD_BZIMAGE,
+	PAYLOAD_MULTIBOOT,
+};
+
+#define MACHINE_MAX_LOW		8	/* multiboot segments below 1 MiB */
+
+/* A staged segment: [src, +filesz) goes to dst, zeros up to memsz. */
+struct low_segment {
+	uint64_t dst, src, filesz, memsz;
 };
 
 struct mem_range {
@@ -55,8 +63,10 @@ struct machine {
 	const char *options;		/* minivmm,options, "" if absent */
 	bool xen_bar_wb;		/* xen-bar-mtrr=wb (the default) */
 	enum payload_kind payload;
-	uint64_t payload_entry;		/* PVH only */
-	struct mem_range payload_range;	/* PVH only */
+	uint64_t payload_entry;
+	struct mem_range payload_range;
+	struct low_segment low[MACHINE_MAX_LOW];	/* multiboot */
+	unsigned int n_low;
 	bool has_initrd;
 	struct mem_range initrd;
 	struct machine_pci pci;

@@ -10,8 +10,9 @@
  *   pci       ring 0: scan, size;  ring 3: BAR and MTRR plans;
  *             ring 0: BARs programmed, decoding on
  *   mtrr      ring 0: MTRRs on the boot CPU, then on every AP (smp.c)
- *   tables    ring 3: ACPI, SMBIOS, memory map, hvm_start_info or
- *             boot_params (PVH or bzImage payload)
+ *   tables    ring 3: ACPI, SMBIOS, memory map, hvm_start_info,
+ *             boot_params or the multiboot information (PVH, bzImage or
+ *             multiboot payload)
  *   payload   ring 0: the jump
  */
 #include "firmware/cpu.h"
@@ -22,6 +23,7 @@
 #include "firmware/dt.h"
 #include "firmware/machine.h"
 #include "firmware/mtrr.h"
+#include "firmware/multiboot.h"
 #include "firmware/pci.h"
 #include "firmware/print.h"
 #include "firmware/pvh.h"
@@ -72,6 +74,8 @@ static void build_tables(void *arg)
 		pvh_prepare(&b->m, rsdp);
 	else if (b->m.payload == PAYLOAD_BZIMAGE)
 		linux_prepare(&b->m, rsdp);
+	else if (b->m.payload == PAYLOAD_MULTIBOOT)
+		multiboot_prepare(&b->m);
 }
 
 static void phase_end(uint8_t milestone)
@@ -106,5 +110,7 @@ void fw_main(void)
 		fw_exit(0);
 	if (b->m.payload == PAYLOAD_BZIMAGE)
 		linux_enter(&b->m);
+	if (b->m.payload == PAYLOAD_MULTIBOOT)
+		multiboot_enter(&b->m);
 	pvh_enter(&b->m);
 }

@@ -12,6 +12,7 @@
  */
 #include "firmware/cpu.h"
 #include "firmware/io.h"
+#include "firmware/lib/acpi_build.h"
 #include "firmware/lib/pci_regs.h"
 #include "firmware/pci.h"
 #include "firmware/print.h"
@@ -169,8 +170,13 @@ static void add_function(struct pci_state *p, uint16_t bdf, uint32_t id,
 		.header = header & PCI_HEADER_TYPE_MASK,
 	};
 	f->pin = (uint8_t)(a->read(a, bdf, PCI_INTERRUPT_LINE) >> 8);
-	if (f->pin && PCI_BDF_BUS(bdf) == 0)
+	if (f->pin > 4)
+		f->pin = 0;		/* not a pin: leave it alone */
+	f->line = 0xff;
+	if (f->pin && PCI_BDF_BUS(bdf) == 0) {
 		p->prt_slots |= 1u << PCI_SLOT(bdf);
+		f->line = (uint8_t)ACPI_PCI_INTX_GSI(PCI_SLOT(bdf), f->pin - 1);
+	}
 }
 
 static void scan_slot(struct pci_state *p, unsigned int bus, unsigned int dev)
@@ -304,6 +310,9 @@ static void program_function(const struct pci_access *a,
 	}
 	if (!f->disabled && cmd != f->command)
 		a->write(a, f->bdf, PCI_COMMAND, cmd);
+	/* The pin and the bytes above it are read-only. */
+	if (f->pin)
+		a->write(a, f->bdf, PCI_INTERRUPT_LINE, f->line);
 }
 
 void pci_program(struct pci_state *p)

@@ -11,6 +11,10 @@
  *   pci_program()  ring 0: BAR addresses, then IO/MEM decoding for the
  *                  functions whose every BAR was placed; a function with
  *                  a BAR that did not fit stays disabled (BARs zeroed).
+ *                  Every function with an interrupt pin gets its
+ *                  Interrupt Line: the GSI the DSDT's _PRT routes it to
+ *                  (ACPI_PCI_INTX_GSI) on bus 0, 0xff ("unknown", no
+ *                  route) elsewhere.
  */
 #ifndef FW_PCI_H
 #define FW_PCI_H
@@ -39,6 +43,8 @@ struct pci_func {
 	uint16_t vendor, device;
 	uint8_t header;			/* header type, without the MFD bit */
 	uint8_t pin;			/* interrupt pin, 0: none */
+	uint8_t line;			/* Interrupt Line programmed: the
+					 * _PRT's GSI on bus 0, else 0xff */
 	uint16_t command;		/* with IO/MEM cleared */
 	uint8_t first_req, n_reqs;	/* its BARs in pci_state.reqs */
 	bool disabled;			/* leave decoding off */

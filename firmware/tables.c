@@ -14,7 +14,8 @@
 #define VGA_BASE	0xa0000u
 
 _Static_assert(ABI_TABLES_BASE < TABLES_SMBIOS &&
-	       TABLES_SMBIOS < ABI_TABLES_END, "SMBIOS outside the tables");
+	       TABLES_SMBIOS < TABLES_BIOS_STUBS &&
+	       TABLES_BIOS_STUBS < ABI_TABLES_END, "SMBIOS outside the tables");
 
 static uint64_t build_acpi(const struct machine *m, const struct pci_state *p)
 {
@@ -37,9 +38,9 @@ static uint64_t build_acpi(const struct machine *m, const struct pci_state *p)
 		.pm1a_evt_port = ACPI_PM1A_EVT_PORT,
 		.pm1a_cnt_port = ACPI_PM1A_CNT_PORT,
 		.pm_tmr_port = ACPI_PM_TMR_PORT,
-		/* COM1 is an ISA device; no VGA, no RTC, no 8042. */
-		.iapc_boot_arch = ACPI_BOOT_LEGACY_DEVICES | ACPI_BOOT_NO_VGA |
-				  ACPI_BOOT_NO_CMOS_RTC,
+		/* COM1 and the RTC are ISA devices; no VGA, no 8042. */
+		.iapc_boot_arch = ACPI_BOOT_LEGACY_DEVICES | ACPI_BOOT_NO_VGA,
+		.rtc = true,
 	};
 	uint64_t rsdp;
 	size_t used;
@@ -62,7 +63,8 @@ static void build_smbios(void)
 	int err;
 
 	err = smbios_build(&c, phys_ptr(TABLES_SMBIOS),
-			   ABI_TABLES_END - TABLES_SMBIOS, TABLES_SMBIOS, &used);
+			   TABLES_BIOS_STUBS - TABLES_SMBIOS, TABLES_SMBIOS,
+			   &used);
 	if (err)
 		fw_fail(ABI_FW_FAIL_INTERNAL, "SMBIOS: %s",
 			smbios_build_strerror(err));

@@ -15,6 +15,9 @@
 #include "firmware/pci.h"
 
 #define TABLES_SMBIOS	0xf0000u
+/* Real-mode interrupt stubs for multiboot payloads (bios_ivt.h), in the
+ * reserved tables area, reachable from real mode. */
+#define TABLES_BIOS_STUBS	0xfff00u
 
 /* Builds ACPI and SMBIOS; returns the RSDP address.  Ends the VM
  * (ABI_FW_FAIL_INTERNAL, or ABI_FW_FAIL_CPUS) if they cannot be built. */

@@ -65,7 +65,7 @@ fi
 for build in build build-asan; do
 	[ -x "$build/minivmm" ] || continue
 	for t in tests/boot/*.sh; do
-		case " lib linux-init ${SKIP_BOOT_TESTS:-} " in
+		case " lib linux-init linux-virtio-init ${SKIP_BOOT_TESTS:-} " in
 		*" $(basename "$t" .sh) "*) continue ;;
 		esac
 		if [ "$build" = build-asan ] && [ "$(basename "$t")" = linux.sh ]; then
@@ -74,6 +74,11 @@ for build in build build-asan; do
 		log="$log_dir/$(basename "$t" .sh)-$build.log"
 		MINIVMM="$build/minivmm" BUILD="$build" bash "$t" >"$log" 2>&1
 		p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log")
+		if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && grep -q '^SKIP: ' "$log"; then
+			printf '%-44s skipped: %s\n' "boot/$(basename "$t") [$build]" \
+				"$(grep -m1 '^SKIP: ' "$log" | cut -c7-)"
+			continue	# nothing it needs is here (it says why)
+		fi
 		if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
 			f=1	# the script died before reporting anything
 		fi
@@ -90,7 +95,8 @@ done
 # Fuzz smoke: each libFuzzer target replays its regressions and seeds,
 # then fuzzes for a few seconds (tests/fuzz/fuzz.mk).
 if [ -x build-fuzz/fuzz_pci ]; then
-	for t in pci xen_ports uart msr_policy loader fdt snapshot; do
+	for t in pci xen_ports uart msr_policy loader fdt virtq snapshot \
+		manifest; do
 		log="$log_dir/fuzz-$t.log"
 		if make --no-print-directory -s "fuzz-$t" \
 			FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-5}" >"$log" 2>&1; then

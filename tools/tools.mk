@@ -12,3 +12,11 @@ tools: $(TOOLS_BINS)
 
 $(BUILD)/kvm-floor: $(KVM_FLOOR_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^
+
+# The guest kernel for the Linux boot tests (tools/build-kernel.sh): built
+# from Debian's linux-source-6.1 and tools/kernel/minivmm.config into the
+# cache, not under $(BUILD); prints the directory holding the images.
+guest-kernel:
+	@tools/build-kernel.sh
+
+.PHONY: guest-kernel

@@ -94,22 +94,49 @@ static int dump_one(struct gmem *mem, const char *dir, uint64_t gpa,
 	return write_file(dir, (const char *)t, t, len);
 }
 
+/* The FADT's FACS (X_FIRMWARE_CTRL first), or 0. */
+static uint64_t fadt_facs(const uint8_t *fadt, uint32_t len)
+{
+	uint64_t facs = len >= 140 ? le64(fadt + 132) : 0;
+
+	return facs ? facs : le32(fadt + 36);
+}
+
 static int dump_fadt_refs(struct gmem *mem, const char *dir,
 			  const uint8_t *fadt, uint32_t len)
 {
 	uint64_t dsdt = len >= 148 ? le64(fadt + 140) : 0;
-	uint64_t facs = len >= 140 ? le64(fadt + 132) : 0;
+	uint64_t facs = fadt_facs(fadt, len);
 	int n = 0;
 
 	if (!dsdt)
 		dsdt = le32(fadt + 40);
-	if (!facs)
-		facs = le32(fadt + 36);
 	if (dsdt && dump_one(mem, dir, dsdt, false) == 0)
 		n++;
 	if (facs && dump_one(mem, dir, facs, true) == 0)
 		n++;
 	return n;
+}
+
+uint64_t acpi_find_facs(struct gmem *mem)
+{
+	uint64_t rsdp = find_rsdp(mem);
+	const uint8_t *x;
+	uint32_t xlen;
+
+	if (!rsdp)
+		return 0;
+	x = table_at(mem, le64((const uint8_t *)gmem_ptr(mem, rsdp,
+							  RSDP_LEN_V2) + 24),
+		     &xlen);
+	for (uint32_t off = HDR_LEN; x && off + 8 <= xlen; off += 8) {
+		uint32_t len;
+		const uint8_t *t = table_at(mem, le64(x + off), &len);
+
+		if (t && !memcmp(t, "FACP", 4) && len >= 40)
+			return fadt_facs(t, len);
+	}
+	return 0;
 }
 
 int acpi_dump(struct gmem *mem, const char *dir)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/cli.h"
+#include "vmm/cpuid_flags.h"
 #include "vmm/layout.h"
 #include "vmm/parse.h"
 
@@ -13,7 +14,8 @@ enum long_only {
 	OPT_CONSOLE, OPT_STATS, OPT_STATS_JSON, OPT_TIMING, OPT_VERSION,
 	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
 	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
-	OPT_DUMP_ACPI, OPT_NO_SANDBOX,
+	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_DISK, OPT_RNG, OPT_EXIT_STYLE,
+	OPT_CPUID, OPT_PCI_TESTDEV,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX,
 };
@@ -37,6 +39,11 @@ static const struct option options[] = {
 	{ "xen-bar-mtrr", required_argument, NULL, OPT_XEN_BAR_MTRR },
 	{ "dump-acpi",	required_argument, NULL, OPT_DUMP_ACPI },
 	{ "no-sandbox",	no_argument,	   NULL, OPT_NO_SANDBOX },
+	{ "disk",	required_argument, NULL, OPT_DISK },
+	{ "rng",	no_argument,	   NULL, OPT_RNG },
+	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
+	{ "cpuid",	required_argument, NULL, OPT_CPUID },
+	{ "pci-testdev", required_argument, NULL, OPT_PCI_TESTDEV },
 	{ "syscall-fix", required_argument, NULL, OPT_SYSCALL_FIX },
 	{ "msr-policy",	required_argument, NULL, OPT_MSR_POLICY },
 	{ "msr",	required_argument, NULL, OPT_MSR },
@@ -58,20 +65,28 @@ void cli_usage(FILE *out)
 	fputs(
 "usage: minivmm [run] [options]\n"
 "       minivmm bench [options]   (benchmarks: minivmm bench --help)\n"
+"       minivmm test [options] MANIFEST [NAME...]   (kvm-unit-tests style\n"
+"                                 guest tests: minivmm test --help)\n"
 "\n"
 "Machine:\n"
 "  -m, --memory SIZE      guest RAM, K/M/G suffix (no suffix: MiB); default 256M\n"
 "  -c, --cpus N           vCPUs (1..KVM's limit); APs wait for INIT/SIPI\n"
 "  --firmware FILE        firmware image (default: the one built with minivmm)\n"
-"  --kernel FILE          payload: ELF with a PVH entry note\n"
-"  --initrd FILE          initial ramdisk for the payload\n"
+"  --kernel FILE          payload: bzImage, ELF with a PVH entry note, or\n"
+"                         multiboot (v1) kernel\n"
+"  --initrd FILE          initial ramdisk for the payload (multiboot: module)\n"
 "  --append STRING        payload command line\n"
+"  --cpuid FLAGS          +name/-name list: show or hide CPUID features\n"
+"                         (minivmm --cpuid help lists the names)\n"
 "Running:\n"
 "  --timeout SECONDS      stop the guest after SECONDS (exit status 124)\n"
 "  --console MODE         stdio (default), none, or a FILE for guest output\n"
 "  --stats                print exit counts at exit (stderr)\n"
 "  --stats-json FILE      write the same as JSON, atomically\n"
 "  --timing               print boot milestones with host times (stderr)\n"
+"  --exit-style raw|qemu  a test-exit write of V ends with V & 0xff (raw,\n"
+"                         default) or (V << 1 | 1) & 0xff like QEMU's\n"
+"                         isa-debug-exit (what kvm-unit-tests expect)\n"
 "  --no-sandbox           run without the seccomp sandbox (on by default:\n"
 "                         only the system calls a run needs are allowed)\n"
 "  --syscall-fix on|off|auto  complete guest user-mode SYSCALL and int $0x80\n"
@@ -85,12 +100,19 @@ void cli_usage(FILE *out)
 "  --xen-platform on|off  the Xen platform device 5853:0001 (default on)\n"
 "  --xen-bar-mtrr wb|uc   firmware keeps its BAR write-back (default) or\n"
 "                         uncacheable like hvmloader before Xen 4.21\n"
+"  --pci-testdev on|off   QEMU's pci-testdev 1b36:0005 at 00:04.0 (default off)\n"
 "  --dump-acpi DIR        at exit, write the guest's ACPI tables to DIR\n"
+"Devices (virtio-pci):\n"
+"  --disk PATH[,ro][,serial=S]  virtio-blk over a raw image (repeatable, up\n"
+"                         to 8); ro: read-only; S: up to 20 bytes\n"
+"  --rng                  virtio-rng fed from the host's getrandom()\n"
 "MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see README):\n"
 "  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
 "                         xen-relaxed|therm-compat\n"
 "  --msr RULE             one more rule (repeatable, after the file)\n"
-"  --msr-default ACTION   allow (default), deny or ignore for unnamed MSRs\n"
+"  --msr-default ACTION   allow (default), deny or ignore for MSRs neither a\n"
+"                         rule nor the architecture covers (EFER, PAT,\n"
+"                         MTRRs... stay KVM's: --msr-policy-check lists)\n"
 "  --msr-policy-check FILE  print the effective table and exit\n"
 "Snapshots (see docs/snapshot.md):\n"
 "  --snapshot FILE        where snapshots go (also Ctrl-A s on the console)\n"
@@ -102,7 +124,8 @@ void cli_usage(FILE *out)
 "  --append-env K=V       a parameter for the guest's mailbox (repeatable)\n"
 "  -h, --help             this text;  --version  print the version\n"
 "\n"
-"Exit status: the guest's test-exit value & 0xff; 0 poweroff; 1 VMM error;\n"
+"Exit status: the guest's test-exit value & 0xff (--exit-style qemu:\n"
+"(V << 1 | 1) & 0xff); 0 poweroff; 1 VMM error;\n"
 "2 bad usage or input; 3 guest reset; 4 triple fault; 5 KVM internal or\n"
 "emulation error; 6 firmware error; 7 quit by Ctrl-A x; 124 timeout;\n"
 "128+N killed by signal N.  See README.md.\n", out);
@@ -214,6 +237,95 @@ static int parse_pci(struct vmm_config *cfg, int c, const char *v)
 	return -1;
 }
 
+/* One ",word" of --disk after the path. */
+static int disk_word(struct disk_opt *d, const char *w, size_t l,
+		     char *err, size_t errlen)
+{
+	if (l == 2 && !strncmp(w, "ro", 2)) {
+		d->ro = true;
+		return 0;
+	}
+	if (l >= 7 && !strncmp(w, "serial=", 7)) {
+		if (l - 7 > CLI_SERIAL_MAX) {
+			snprintf(err, errlen, "serial is longer than 20 bytes");
+			return -1;
+		}
+		memcpy(d->serial, w + 7, l - 7);
+		d->serial[l - 7] = 0;
+		d->has_serial = true;
+		return 0;
+	}
+	snprintf(err, errlen, "unknown option '%.*s' (expected ro or "
+		 "serial=S)", (int)(l > 64 ? 64 : l), w);
+	return -1;
+}
+
+/* PATH[,ro][,serial=S]: the path is everything before the first comma. */
+int cli_parse_disk(const char *v, struct disk_opt *d, char *err,
+		   size_t errlen)
+{
+	const char *comma = strchr(v, ',');
+	size_t plen = comma ? (size_t)(comma - v) : strlen(v);
+
+	memset(d, 0, sizeof(*d));
+	if (plen == 0) {
+		snprintf(err, errlen, "expected PATH[,ro][,serial=S]");
+		return -1;
+	}
+	if (plen >= CLI_PATH_MAX) {
+		snprintf(err, errlen, "path too long");
+		return -1;
+	}
+	memcpy(d->path, v, plen);
+	while (comma) {
+		const char *w = comma + 1, *end = strchr(w, ',');
+		size_t l = end ? (size_t)(end - w) : strlen(w);
+
+		if (disk_word(d, w, l, err, errlen) < 0)
+			return -1;
+		comma = end;
+	}
+	return 0;
+}
+
+static int parse_disk(struct vmm_config *cfg, const char *v)
+{
+	char err[160];
+
+	if (cfg->ndisks == CLI_MAX_DISKS)
+		return bad("--disk", v, "at most 8 disks");
+	if (cli_parse_disk(v, &cfg->disks[cfg->ndisks], err, sizeof(err)) < 0)
+		return bad("--disk", v, err);
+	cfg->ndisks++;
+	return 0;
+}
+
+static int parse_cpuid(struct vmm_config *cfg, const char *v)
+{
+	struct cpuid_edits ed;
+	char err[CPUID_ERR_MAX];
+
+	if (!strcmp(v, "help")) {
+		cpuid_flags_list(stdout);
+		return 1;
+	}
+	if (cpuid_flags_parse(v, &ed, err) < 0) {
+		fprintf(stderr, "minivmm: error: --cpuid: %s\n", err);
+		return -1;
+	}
+	cfg->cpuid = v;
+	return 0;
+}
+
+static int parse_exit_style(struct vmm_config *cfg, const char *v)
+{
+	static const char *const styles[] = { "raw", "qemu", NULL };
+	int i = choice("--exit-style", v, styles, "expected raw or qemu");
+
+	cfg->exit_qemu = i == 1;
+	return i < 0 ? -1 : 0;
+}
+
 static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ 'm', GIVEN_MEMORY }, { 'c', GIVEN_CPUS },
 	{ OPT_FIRMWARE, GIVEN_FIRMWARE }, { OPT_KERNEL, GIVEN_KERNEL },
@@ -224,6 +336,7 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_XEN_BAR_MTRR, GIVEN_XEN_BAR_MTRR },
 	{ OPT_MSR_POLICY, GIVEN_MSR_POLICY }, { OPT_MSR, GIVEN_MSR },
 	{ OPT_MSR_DEFAULT, GIVEN_MSR_DEFAULT },
+	{ OPT_DISK, GIVEN_DISK }, { OPT_RNG, GIVEN_RNG },
 };
 
 static void mark_given(struct vmm_config *cfg, int c)
@@ -321,6 +434,17 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_MSR_CHECK: cfg->msr_policy_check = v; return 0;
 	case OPT_DUMP_ACPI: cfg->dump_acpi = v; return 0;
 	case OPT_NO_SANDBOX: cfg->sandbox = false; return 0;
+	case OPT_DISK: return parse_disk(cfg, v);
+	case OPT_RNG: cfg->rng = true; return 0;
+	case OPT_EXIT_STYLE: return parse_exit_style(cfg, v);
+	case OPT_CPUID: return parse_cpuid(cfg, v);
+	case OPT_PCI_TESTDEV: {
+		int i = choice("--pci-testdev", v, on_off,
+			       "expected on or off");
+
+		cfg->pci_testdev = i == 1;
+		return i < 0 ? -1 : 0;
+	}
 	case OPT_SYSCALL_FIX: return parse_syscall_fix(cfg, v);
 	}
 	return -1;
@@ -375,8 +499,12 @@ enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv)
 				"value\n", argv[optind - 1]);
 			return CLI_ERROR;
 		}
-		if (parse_one(cfg, c, optarg) < 0)
+		switch (parse_one(cfg, c, optarg)) {
+		case -1:
 			return CLI_ERROR;
+		case 1:
+			return CLI_EXIT_OK;	/* a "help" value */
+		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "minivmm: error: unexpected argument '%s' "

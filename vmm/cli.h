@@ -17,6 +17,18 @@ enum xen_bar_mtrr { XEN_BAR_WB, XEN_BAR_UC };
 enum syscall_fix { SYSCALL_FIX_AUTO, SYSCALL_FIX_ON, SYSCALL_FIX_OFF };
 
 #define CLI_MAX_MSR_RULES	64
+#define CLI_MAX_DISKS		8
+#define CLI_SERIAL_MAX		20	/* virtio-blk ID bytes */
+#define CLI_PATH_MAX		4096
+
+/* --disk PATH[,ro][,serial=S] */
+struct disk_opt {
+	char path[CLI_PATH_MAX];
+	bool ro;
+	bool has_serial;
+	char serial[CLI_SERIAL_MAX + 1];
+};
+
 #define CLI_MAX_ENV		64
 
 /* When a snapshot is taken (--snapshot-at). */
@@ -32,6 +44,7 @@ enum cli_given {
 	GIVEN_PCI_BUSES = 1u << 8, GIVEN_XEN_PLATFORM = 1u << 9,
 	GIVEN_XEN_BAR_MTRR = 1u << 10, GIVEN_MSR_POLICY = 1u << 11,
 	GIVEN_MSR = 1u << 12, GIVEN_MSR_DEFAULT = 1u << 13,
+	GIVEN_DISK = 1u << 14, GIVEN_RNG = 1u << 15,
 };
 
 struct vmm_config {
@@ -61,6 +74,13 @@ struct vmm_config {
 	const char *msr_policy_check;	/* print table and exit */
 	bool sandbox;
 	const char *dump_acpi;
+	/* virtio */
+	struct disk_opt disks[CLI_MAX_DISKS];
+	unsigned int ndisks;
+	bool rng;
+	bool exit_qemu;			/* --exit-style qemu */
+	bool pci_testdev;		/* --pci-testdev on */
+	const char *cpuid;		/* --cpuid +flag,-flag,... */
 	/* Snapshots (docs/snapshot.md) */
 	const char *snapshot;		/* --snapshot FILE */
 	enum snap_at snapshot_at;
@@ -82,5 +102,9 @@ void cli_defaults(struct vmm_config *cfg);
 /* Parses argv (argv[0] = program, an optional "run" subcommand first). */
 enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv);
 void cli_usage(FILE *out);
+/* One --disk value, PATH[,ro][,serial=S], into d (also how a snapshot's
+ * CONFIG section keeps it).  0, or -1 with why in err. */
+int cli_parse_disk(const char *v, struct disk_opt *d, char *err,
+		   size_t errlen);
 
 #endif

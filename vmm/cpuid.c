@@ -19,8 +19,12 @@
  *     leave the kicker at its VMCALL and the waiter halted for good (a
  *     2-vCPU Linux boot stuck in kvm_kick_cpu / kvm_wait).  Without the
  *     feature Linux keeps to native queued spinlocks.
+ *   - --cpuid +name/-name edits (cpuid_flags.h) last: hiding always
+ *     works, showing only what KVM supports (else a warning), as QEMU
+ *     does with -cpu host,+flag.
  * Everything else is passed as KVM reports it. */
 #include "vmm/cpuid.h"
+#include "vmm/cpuid_flags.h"
 #include "vmm/pvm/emulate.h"
 #include "vmm/vcpu.h"
 
@@ -88,7 +92,84 @@ static void add_timing_leaf(struct kvm_cpuid2 *c, int vcpu_fd)
 	};
 }
 
-int cpuid_setup(int kvm_fd, unsigned int ncpus, struct vcpu *v)
+static uint32_t *reg_of(struct kvm_cpuid_entry2 *e, enum cpuid_reg r)
+{
+	return r == CPUID_EAX ? &e->eax : r == CPUID_EBX ? &e->ebx :
+	       r == CPUID_ECX ? &e->ecx : &e->edx;
+}
+
+static struct kvm_cpuid_entry2 *find(struct kvm_cpuid2 *c, uint32_t leaf,
+				     uint32_t subleaf)
+{
+	for (uint32_t i = 0; i < c->nent; i++)
+		if (c->entries[i].function == leaf &&
+		    c->entries[i].index == subleaf)
+			return &c->entries[i];
+	return NULL;
+}
+
+/* The --cpuid edits; warnings (once, for vCPU 0) about features KVM
+ * cannot give. */
+static void apply_edits(struct kvm_cpuid2 *c, const char *flags,
+			unsigned int id)
+{
+	struct cpuid_edits ed;
+	char err[CPUID_ERR_MAX];
+
+	if (cpuid_flags_parse(flags, &ed, err) < 0)
+		return;		/* cli.c refused it already */
+	for (int i = 0; i < ed.n; i++) {
+		const struct cpuid_feature *f = ed.e[i].f;
+		struct kvm_cpuid_entry2 *e = find(c, f->leaf, f->subleaf);
+		uint32_t *r = e ? reg_of(e, f->reg) : NULL;
+
+		if (!ed.e[i].set) {
+			if (r)
+				*r &= ~(1u << f->bit);
+		} else if (!r || !(*r & (1u << f->bit))) {
+			if (id == 0)
+				fprintf(stderr, "minivmm: warning: --cpuid "
+					"+%s: KVM cannot offer it here; left "
+					"off\n", f->name);
+		}
+	}
+}
+
+struct kvm_cpuid2 *cpuid_guest_table(int kvm_fd, const char *flags)
+{
+	struct kvm_cpuid2 *c;
+	size_t sz = sizeof(*c) + MAX_ENTRIES * sizeof(c->entries[0]);
+	bool ring0_emulated = emulate_host_ring0_emulated();
+
+	c = calloc(1, sz);
+	if (!c)
+		return NULL;
+	c->nent = MAX_ENTRIES;
+	if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c) < 0) {
+		free(c);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < c->nent; i++)
+		adjust(&c->entries[i], 0, 1, ring0_emulated);
+	apply_edits(c, flags, 1);	/* quiet: cpuid_setup warns */
+	return c;
+}
+
+bool cpuid_table_has(const struct kvm_cpuid2 *c, uint32_t leaf,
+		     uint32_t subleaf, int reg, unsigned int bit)
+{
+	for (uint32_t i = 0; i < c->nent; i++) {
+		const struct kvm_cpuid_entry2 *e = &c->entries[i];
+		const uint32_t r[4] = { e->eax, e->ebx, e->ecx, e->edx };
+
+		if (e->function == leaf && e->index == subleaf)
+			return reg >= 0 && reg < 4 && (r[reg] >> bit & 1);
+	}
+	return false;
+}
+
+int cpuid_setup(int kvm_fd, unsigned int ncpus, const char *flags,
+		struct vcpu *v)
 {
 	struct kvm_cpuid2 *c;
 	size_t sz = sizeof(*c) + MAX_ENTRIES * sizeof(c->entries[0]);
@@ -105,6 +186,7 @@ int cpuid_setup(int kvm_fd, unsigned int ncpus, struct vcpu *v)
 		for (uint32_t i = 0; i < c->nent; i++)
 			adjust(&c->entries[i], v->id, ncpus, ring0_emulated);
 		add_timing_leaf(c, v->fd);
+		apply_edits(c, flags, v->id);
 		ret = ioctl(v->fd, KVM_SET_CPUID2, c);
 	}
 	if (ret < 0)

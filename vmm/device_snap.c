@@ -2,6 +2,7 @@
 /* Snapshot sections of the UART and the ACPI PM block (device_snap.h). */
 #include "vmm/device_snap.h"
 #include "devices/uart16550.h"
+#include "vmm/virtio_vm.h"
 #include "vmm/vm.h"
 
 #include <stdio.h>
@@ -66,5 +67,5 @@ int device_snap_register(struct vm *vm)
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (snap_add_state(&vm->snap_reg, &ops[i]) < 0)
 			return -1;
-	return 0;
+	return virtio_vm_snap_register(vm);
 }

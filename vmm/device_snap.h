@@ -4,7 +4,8 @@
  * UART (SNAP_SEC_UART) and the ACPI PM block (SNAP_SEC_ACPI_PM).  Each
  * section is the device's own fixed-layout state struct.  (The PCI bus,
  * its functions and the Xen device register theirs in pci_vm.c, the MSR
- * policy's emulate stores in msr/vm.c.)
+ * policy's emulate stores in msr/vm.c; device_snap_register() also
+ * registers the virtio devices', virtio_vm.c.)
  */
 #ifndef MINIVMM_DEVICE_SNAP_H
 #define MINIVMM_DEVICE_SNAP_H

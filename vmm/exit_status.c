@@ -12,6 +12,15 @@ int exit_status_from_test_exit(uint32_t value, uint32_t *fw_reason)
 	return (int)(value & 0xff);
 }
 
+int exit_status_qemu_style(uint32_t value, uint32_t *fw_reason)
+{
+	int status = exit_status_from_test_exit(value, fw_reason);
+
+	if ((value & 0xffff0000u) == ABI_FW_FAIL_MAGIC)
+		return status;
+	return (int)(((value << 1) | 1) & 0xff);
+}
+
 const char *exit_status_describe(int status)
 {
 	switch (status) {

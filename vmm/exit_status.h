@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * How a minivmm run ends: one exit status per way, documented in the README
- * and in --help.  A guest's test-exit write of V ends the run with V & 0xff;
- * the statuses below are what minivmm itself chooses.
+ * and in --help.  A guest's test-exit write of V ends the run with V & 0xff
+ * (or, with --exit-style qemu, (V << 1 | 1) & 0xff); the statuses below are
+ * what minivmm itself chooses.
  */
 #ifndef MINIVMM_EXIT_STATUS_H
 #define MINIVMM_EXIT_STATUS_H
@@ -26,6 +27,10 @@ enum exit_status {
  * EXIT_FIRMWARE when the firmware's failure magic is set (*fw_reason then
  * receives the reason, see firmware/lib/abi.h). */
 int exit_status_from_test_exit(uint32_t value, uint32_t *fw_reason);
+/* --exit-style qemu: what QEMU's isa-debug-exit device makes of a write
+ * of value, (value << 1) | 1, as the process status (& 0xff).  The
+ * firmware's failure magic still gives EXIT_FIRMWARE. */
+int exit_status_qemu_style(uint32_t value, uint32_t *fw_reason);
 /* One line describing a status, for --help and the README. */
 const char *exit_status_describe(int status);
 

@@ -12,9 +12,12 @@
 #include "vmm/layout.h"
 #include "vmm/msr/vm.h"
 #include "vmm/pci_vm.h"
+#include "vmm/platform.h"
+#include "vmm/suspend.h"
 #include "vmm/snapshot/snapshot.h"
 #include "vmm/pvm/syscall.h"
 #include "vmm/vcpu.h"
+#include "vmm/virtio_vm.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
@@ -41,7 +44,9 @@ static void on_test_exit(void *ctx, uint32_t value, uint32_t width)
 	struct vm *vm = ctx;
 
 	uint32_t reason;
-	int status = exit_status_from_test_exit(value, &reason);
+	int status = vm->cfg->exit_qemu ?
+		     exit_status_qemu_style(value, &reason) :
+		     exit_status_from_test_exit(value, &reason);
 
 	(void)width;
 	if (status == EXIT_FIRMWARE)
@@ -96,6 +101,7 @@ static int add_devices(struct vm *vm)
 	vm->exit_port = (struct debug_port){ on_test_exit, vm };
 	vm->progress_port = (struct debug_port){ on_progress, vm };
 	acpi_pm_init(&vm->acpi_pm, timing_now_ns, on_poweroff, vm);
+	vm->acpi_pm.suspend = suspend_to_ram;
 	vm->reset_port = (struct i8042_reset){ on_reset, vm };
 	if (!vm->uart ||
 	    bus_register(&vm->pio, ABI_UART_PORT, UART_NR_PORTS, &uart_ops,
@@ -113,7 +119,7 @@ static int add_devices(struct vm *vm)
 		fprintf(stderr, "minivmm: error: registering devices\n");
 		return -1;
 	}
-	return 0;
+	return platform_add(vm);
 }
 
 /* --- stats reporters ---------------------------------------------- */
@@ -263,7 +269,8 @@ static int create_vcpus(struct vm *vm)
 		v->fd = -1;
 		if (vcpu_create(vm->kvm.vm_fd, (size_t)vm->kvm.vcpu_mmap_size,
 				i, &vm->exits, v) < 0 ||
-		    cpuid_setup(vm->kvm.sys_fd, vm->ncpus, v) < 0)
+		    cpuid_setup(vm->kvm.sys_fd, vm->ncpus, vm->cfg->cpuid,
+				v) < 0)
 			return -1;
 	}
 	return 0;
@@ -292,7 +299,7 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	*status = EXIT_USAGE;
 	syscall_fix_prepare(vm);	/* its MSRs go into the filter */
 	if (console_open(&vm->console, cfg->console, cfg->console_file) < 0 ||
-	    msr_vm_prepare(vm) < 0)
+	    msr_vm_prepare(vm) < 0 || virtio_vm_prepare(vm) < 0)
 		goto fail;
 	*status = EXIT_VMM_ERROR;
 	if (kvm_open(&vm->kvm) < 0)
@@ -341,7 +348,9 @@ void vm_destroy(struct vm *vm)
 	for (unsigned int i = 0; vm->vcpus && i < vm->ncpus; i++)
 		vcpu_destroy(&vm->vcpus[i]);
 	free(vm->vcpus);
-	pci_vm_destroy(vm);
+	pci_vm_destroy(vm);	/* stops the virtio device threads */
+	virtio_vm_destroy(vm);
+	platform_destroy(vm);
 	uart_destroy(vm->uart);
 	gmem_destroy(&vm->mem);
 	if (vm->rom.host)

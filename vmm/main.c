@@ -8,6 +8,7 @@
 #include "vmm/msr/vm.h"
 #include "vmm/pci_vm.h"
 #include "vmm/run.h"
+#include "vmm/test/test.h"
 #include "vmm/snapshot/restore.h"
 #include "vmm/vm.h"
 
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "bench"))
 		return bench_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "test"))
+		return test_main(argc - 1, argv + 1);
 	cli_defaults(&cfg);
 	switch (cli_parse(&cfg, argc, argv)) {
 	case CLI_EXIT_OK:

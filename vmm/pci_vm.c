@@ -5,13 +5,17 @@
  * so the window costs one memfd page per present function. */
 #include "vmm/pci_vm.h"
 #include "devices/pci/bus.h"
+#include "devices/pci_testdev.h"
 #include "devices/xen_platform.h"
 #include "vmm/layout.h"
+#include "vmm/virtio_vm.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <linux/kvm.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -20,6 +24,7 @@
 #define ONES_PAGES	256u		/* all-ones: one whole bus */
 #define MAX_PAGES	(ONES_PAGES + 64)	/* + functions, with room */
 #define XEN_BDF		PCI_BDF(0, 3, 0)
+#define TESTDEV_BDF	PCI_BDF(0, 4, 0)
 
 struct pci_vm {
 	struct vm *vm;
@@ -31,6 +36,7 @@ struct pci_vm {
 	uint8_t *ecam_map;
 	uint64_t ecam_size;
 	struct xen_platform *xen;
+	struct pci_testdev *testdev;
 	uint8_t *xen_ram;		/* BAR1 backing */
 	int xen_ram_region;
 	uint64_t bar_failures;		/* moves refused (overlaps) */
@@ -115,15 +121,17 @@ static int on_bar_changed(struct pci_fn *fn, int idx, uint64_t old_addr,
 	struct pci_vm *p = fn->bar_ctx;
 	const struct pci_bar *b = &fn->bars[idx];
 
+	bool mapped = false;
+
 	if (old_addr != PCI_BAR_UNMAPPED)
 		unmap_bar(p, b, old_addr);
-	if (!enabled)
-		return 0;
-	if (map_bar(p, b, new_addr) < 0) {
+	if (enabled && map_bar(p, b, new_addr) < 0)
 		p->bar_failures++;
-		return -1;
-	}
-	return 0;
+	else
+		mapped = enabled;
+	if (p->testdev && fn->opaque == p->testdev)
+		pci_testdev_bar_moved(p->testdev, idx, mapped, new_addr);
+	return enabled && !mapped ? -1 : 0;
 }
 
 /* --- devices ---------------------------------------------------------- */
@@ -158,6 +166,30 @@ static int add_xen_platform(struct pci_vm *p)
 	return bus_register(&vm->pio, XEN_PLATFORM_LEGACY_PORT,
 			    XEN_PLATFORM_LEGACY_LEN, &xen_platform_legacy_ops,
 			    p->xen, "xen-legacy");
+}
+
+/* pci-testdev's eventfd tests: KVM swallows the writes (ioeventfd). */
+static int testdev_ioeventfd(void *ctx, const struct pci_testdev_ioeventfd *e,
+			     bool assign)
+{
+	struct pci_vm *p = ctx;
+	struct kvm_ioeventfd io = {
+		.datamatch = e->data, .addr = e->addr, .len = e->len,
+		.fd = e->fd,
+		.flags = (e->datamatch ? KVM_IOEVENTFD_FLAG_DATAMATCH : 0) |
+			 (e->pio ? KVM_IOEVENTFD_FLAG_PIO : 0) |
+			 (assign ? 0 : KVM_IOEVENTFD_FLAG_DEASSIGN),
+	};
+
+	return ioctl(p->vm->kvm.vm_fd, KVM_IOEVENTFD, &io) < 0 ? -1 : 0;
+}
+
+static int add_pci_testdev(struct pci_vm *p)
+{
+	const struct pci_testdev_ops ops = { testdev_ioeventfd, p };
+
+	p->testdev = pci_testdev_create(p->bus, TESTDEV_BDF, &ops);
+	return p->testdev ? 0 : -1;
 }
 
 /* --- ECAM -------------------------------------------------------------- */
@@ -412,7 +444,8 @@ int pci_vm_setup(struct vm *vm)
 	p->xen_ram_region = -1;
 	if (create_bus(p) < 0 ||
 	    (cfg->xen_platform && add_xen_platform(p) < 0) ||
-	    setup_ecam(p) < 0 ||
+	    (cfg->pci_testdev && add_pci_testdev(p) < 0) ||
+	    virtio_vm_setup(vm, p->bus) < 0 || setup_ecam(p) < 0 ||
 	    (cfg->pci_pio && bus_register(&vm->pio, PCI_BUS_PIO_BASE,
 					  PCI_BUS_PIO_LEN, &pci_bus_pio_ops,
 					  p->bus, "pci-cf8-cfc") < 0) ||

@@ -70,6 +70,11 @@ static const int stats_json_calls[] = {
 static const int dump_acpi_calls[] = {
 	SCMP_SYS(openat), SCMP_SYS(mkdir), SCMP_SYS(mkdirat),
 };
+/* virtio-blk's device threads: image I/O, discard and write zeroes. */
+static const int disk_calls[] = {
+	SCMP_SYS(preadv), SCMP_SYS(pwritev), SCMP_SYS(pwrite64),
+	SCMP_SYS(fallocate),
+};
 
 /* Snapshots: the state reads, writing the file, the next temp file. */
 static const int snapshot_calls[] = {
@@ -102,7 +107,10 @@ static const unsigned long ioctls[] = {
 	KVM_GET_MSRS, KVM_SET_MSRS,
 	/* emulate.c: completing instructions the host's emulator rejects */
 	KVM_SET_REGS, KVM_SET_SREGS, KVM_GET_VCPU_EVENTS, KVM_SET_VCPU_EVENTS,
-	KVM_GET_FPU,
+	KVM_SIGNAL_MSI,		/* S3: INIT to the other vCPUs */
+	KVM_IOEVENTFD,		/* pci-testdev's eventfd tests; virtio kicks */
+	KVM_SET_GSI_ROUTING,	/* virtio: MSI-X vector routes */
+	KVM_GET_FPU, KVM_GET_XCRS, KVM_GET_CPUID2,
 	/* report.c: where each vCPU stands when a run times out */
 	KVM_GET_MP_STATE,
 	/* pvm/syscall.c: breakpoints on the guest's #PF and #UD handlers */
@@ -219,6 +227,7 @@ static scmp_filter_ctx build(const struct vmm_config *cfg)
 	    ALLOW_ALL(ctx, always) < 0 || add_narrow(ctx) < 0 ||
 	    (cfg->stats_json && ALLOW_ALL(ctx, stats_json_calls) < 0) ||
 	    (cfg->dump_acpi && ALLOW_ALL(ctx, dump_acpi_calls) < 0) ||
+	    (cfg->ndisks && ALLOW_ALL(ctx, disk_calls) < 0) ||
 	    (cfg->snapshot && (ALLOW_ALL(ctx, snapshot_calls) < 0 ||
 			       allow_ioctls(ctx, snapshot_ioctls,
 					    sizeof(snapshot_ioctls) /

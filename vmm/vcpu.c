@@ -13,6 +13,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+static __thread struct vcpu *self;
+
+struct vcpu *vcpu_self(void)
+{
+	return self;
+}
+
 static void kick_handler(int sig)
 {
 	(void)sig;	/* only interrupts KVM_RUN */
@@ -189,6 +196,7 @@ static void *vcpu_thread(void *arg)
 	struct vcpu *v = arg;
 	sigset_t set;
 
+	self = v;
 	sigemptyset(&set);
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);

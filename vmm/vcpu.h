@@ -63,6 +63,9 @@ struct vcpu {
 int vcpu_create(int vm_fd, size_t run_size, unsigned int id,
 		const struct vcpu_exits *exits, struct vcpu *v);
 int vcpu_start(struct vcpu *v);
+/* The vCPU whose thread calls this (a device handling its exit), or
+ * NULL on other threads. */
+struct vcpu *vcpu_self(void);
 /* Makes a running KVM_RUN return (immediate_exit + signal). */
 void vcpu_kick(struct vcpu *v);
 void vcpu_join(struct vcpu *v);

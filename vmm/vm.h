@@ -30,6 +30,8 @@
 #include "vmm/snapshot/registry.h"
 
 struct pci_vm;
+struct virtio_vm;
+struct platform;
 struct snapshot;
 struct uart;
 
@@ -53,6 +55,8 @@ struct vm {
 	struct msr_observer msr_observer;	/* set by pvm/syscall.c */
 	void *syscall_state;	/* pvm/syscall.c */
 	struct pci_vm *pci;	/* pci_vm.c */
+	struct virtio_vm *virtio;	/* virtio_vm.c; NULL: no devices */
+	struct platform *platform;	/* platform.c */
 	struct snap_registry snap_reg;	/* what snapshots hold */
 	struct snapshot *snap;	/* snapshot/snapshot.c */
 	struct payload payload;

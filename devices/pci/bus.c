@@ -10,7 +10,10 @@
 
 #include "devices/pci/bus.h"
 
-#define CF8_BASE_MASK	(PCI_CONF1_ENABLE | 0x00fffffcu)
+/* Bits 1:0 are kept and ORed into the register offset, as QEMU does
+ * (kvm-unit-tests read a device ID with CF8 = ... | 2 and a 16-bit CFC
+ * read); reserved bits 30:28 read 0. */
+#define CF8_BASE_MASK	(PCI_CONF1_ENABLE | 0x00ffffffu)
 
 static void *default_alloc(void *ctx)
 {
@@ -244,7 +247,7 @@ static void cfc_access(struct pci_bus *bus, unsigned int off, uint8_t *data,
 			memset(data, 0xff, len);
 		return;
 	}
-	reg = (a & PCI_CONF1_REG_MASK) | (off - 4) |
+	reg = (a & PCI_CONF1_REG_MASK) | ((a & 3) | (off - 4)) |
 	      ((a & PCI_CONF1_EXT_REG_MASK) >> PCI_CONF1_EXT_REG_SHIFT);
 	ecam_access(bus, (uint64_t)((a >> 8) & 0xffff) << 12 | reg, data, len,
 		    is_write);

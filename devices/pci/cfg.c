@@ -307,6 +307,8 @@ int pci_fn_write(struct pci_fn *fn, unsigned int off, uint32_t val,
 	for (int i = 0; i < PCI_NUM_BARS; i++)
 		if (fn->bars[i].desc.kind != PCI_BAR_NONE)
 			update_bar(fn, i);
+	if (fn->written)
+		fn->written(fn, off, len);
 	return 0;
 }
 

@@ -112,6 +112,12 @@ struct pci_fn {
 	void *bar_ctx;			/* for the callback's owner */
 	void *opaque;			/* for the device */
 	void (*release)(struct pci_fn *fn);	/* called by pci_bus_destroy */
+	/* Called at the end of every accepted guest write, after the BAR
+	 * mappings were updated, for devices whose registers in config
+	 * space have effects (MSI-X enable, INTx disable).  Runs under the
+	 * bus mutex; it may change fn->cfg but must not access config space
+	 * through the bus.  NULL: none. */
+	void (*written)(struct pci_fn *fn, unsigned int off, unsigned int len);
 	const char *name;
 	uint32_t bdf;			/* set by pci_bus_add_function */
 };

@@ -14,7 +14,8 @@
 #define ABI_UART_PORT		0x3f8
 #define ABI_UART_IRQ		4
 
-/* Test-exit port: a 32-bit write of V ends the VM with status V & 0xff. */
+/* Test-exit port: a write of V (8, 16 or 32 bits) ends the VM with status
+ * V & 0xff (or, with --exit-style qemu, (V << 1 | 1) & 0xff). */
 #define ABI_TEST_EXIT_PORT	0xf4
 /* The same register at a guest-physical address, for guest code that
  * cannot do port I/O: Linux user space (where ring-3 port I/O faults, as
@@ -62,13 +63,24 @@
  *       chosen {
  *           bootargs = "...";                       (from --append)
  *           minivmm,version = "...";                (VMM version)
- *           minivmm,payload-kind = "pvh" | "bzimage" | "none";
+ *           minivmm,payload-kind = "pvh" | "bzimage" | "multiboot" |
+ *                                  "none";
  *           minivmm,payload-entry = <u64>;          (PVH entry, guest phys;
  *                                                    bzimage: the 64-bit
- *                                                    entry, load + 0x200)
+ *                                                    entry, load + 0x200;
+ *                                                    multiboot: the 32-bit
+ *                                                    entry, maybe < 1 MiB)
  *           minivmm,payload-range = <u64 start, u64 size>;  (pre-placed;
  *                                                    bzimage: load address,
- *                                                    init_size)
+ *                                                    init_size; multiboot:
+ *                                                    what it holds above
+ *                                                    1 MiB, staging incl.)
+ *           minivmm,low-segments = <u64 dst, u64 src, u64 filesz,
+ *                                   u64 memsz>...;  (multiboot, optional:
+ *                                                    segments below 1 MiB,
+ *                                                    staged at src; copied
+ *                                                    to dst and zero-filled
+ *                                                    to memsz at the jump)
  *           minivmm,linux-setup-header = [bytes];   (bzimage: the setup
  *                                                    header, file offset
  *                                                    0x1f1 to its end)
@@ -97,6 +109,7 @@
 #define ABI_PROP_INITRD_RANGE	"minivmm,initrd-range"
 #define ABI_PROP_SETUP_HEADER	"minivmm,linux-setup-header"
 #define ABI_PROP_OPTIONS	"minivmm,options"
+#define ABI_PROP_LOW_SEGMENTS	"minivmm,low-segments"
 #define ABI_PCI_NODE		"pci"
 #define ABI_PCI_COMPATIBLE	"minivmm,pci"
 #define ABI_PROP_BUS_RANGE	"bus-range"

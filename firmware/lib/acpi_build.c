@@ -39,6 +39,7 @@
 #define EISA_PNP0A03	0x030ad041u
 #define EISA_PNP0A08	0x080ad041u
 #define EISA_PNP0C02	0x020cd041u
+#define EISA_PNP0B00	0x000bd041u
 
 /* FADT flags: WBINVD, PROC_C1, no fixed power/sleep button, 32-bit
  * PM timer. */
@@ -189,6 +190,8 @@ static void build_fadt(uint8_t *p, const struct acpi_config *c, uint64_t gpa,
 	p[91] = 4;				/* PM_TMR_LEN */
 	put(p + 96, 0x0fff, 2);			/* no C2 */
 	put(p + 98, 0x0fff, 2);			/* no C3 */
+	if (c->rtc)
+		p[108] = ACPI_RTC_CENTURY;
 	put(p + 109, c->iapc_boot_arch, 2);
 	put(p + 112, FADT_FLAGS, 4);
 	put(p + 140, dsdt, 8);			/* X_DSDT */
@@ -348,6 +351,34 @@ static void dsdt_ecam(struct aml *a, const struct acpi_config *c)
 	aml_close(a, dev);
 }
 
+static void sleep_state(struct aml *a, const char *name, uint8_t typ)
+{
+	size_t tok;
+
+	aml_name_decl(a, name);
+	tok = aml_package(a, 4);
+	aml_int(a, typ);			/* SLP_TYPa */
+	aml_int(a, typ);			/* SLP_TYPb (no PM1b) */
+	aml_int(a, 0);
+	aml_int(a, 0);
+	aml_close(a, tok);
+}
+
+static void dsdt_rtc(struct aml *a)
+{
+	size_t dev = aml_device(a, "RTC_");
+	size_t buf;
+
+	name_int(a, "_HID", EISA_PNP0B00);
+	aml_name_decl(a, "_CRS");
+	buf = aml_buffer(a);
+	aml_res_io(a, 0x70, 2);
+	aml_res_irq(a, 8);
+	aml_res_end(a);
+	aml_buffer_close(a, buf);
+	aml_close(a, dev);
+}
+
 /* Returns the DSDT length, or 0 if it does not fit in cap bytes. */
 static size_t build_dsdt(uint8_t *p, size_t cap, const struct acpi_config *c)
 {
@@ -357,15 +388,12 @@ static size_t build_dsdt(uint8_t *p, size_t cap, const struct acpi_config *c)
 	if (cap < HDR_LEN)
 		return 0;
 	aml_init(&a, p + HDR_LEN, cap - HDR_LEN);
-	aml_name_decl(&a, "_S5_");
-	tok = aml_package(&a, 4);
-	aml_int(&a, ACPI_SLP_TYP_S5);		/* SLP_TYPa */
-	aml_int(&a, ACPI_SLP_TYP_S5);		/* SLP_TYPb (no PM1b) */
-	aml_int(&a, 0);
-	aml_int(&a, 0);
-	aml_close(&a, tok);
+	sleep_state(&a, "_S3_", ACPI_SLP_TYP_S3);
+	sleep_state(&a, "_S5_", ACPI_SLP_TYP_S5);
 	tok = aml_scope(&a, "\\_SB_");
 	dsdt_pci0(&a, c);
+	if (c->rtc)
+		dsdt_rtc(&a);
 	if (!c->no_ecam)
 		dsdt_ecam(&a, c);
 	aml_close(&a, tok);

@@ -11,7 +11,10 @@
  *                 0x600, PM1_EN (16 bit) at 0x602.
  *       PM1a_CNT  0x604, 2 bytes: writing SLP_TYP (bits 12:10) =
  *                 ACPI_SLP_TYP_S5 together with SLP_EN (bit 13) powers
- *                 the machine off.  Bit 0 (SCI_EN) reads as 1.
+ *                 the machine off; ACPI_SLP_TYP_S3 suspends it to RAM
+ *                 (woken by the RTC alarm if PM1_EN.RTC_EN; the boot CPU
+ *                 resumes in real mode at the FACS waking vector).
+ *                 Bit 0 (SCI_EN) reads as 1.
  *       PM_TMR    0x608, 4 bytes: free-running 32-bit counter at
  *                 3.579545 MHz (FADT TMR_VAL_EXT is set).
  *     No GPE block, no PM1b/PM2, no fixed power/sleep buttons.
@@ -41,6 +44,12 @@
 #define ACPI_PM_PORTS_LEN	0x0c	/* 0x600..0x60b */
 #define ACPI_SCI_IRQ		9
 #define ACPI_SLP_TYP_S5		5	/* the _S5 package's SLP_TYPa */
+#define ACPI_SLP_TYP_S3		1	/* _S3, as QEMU's PIIX4 has it */
+#define ACPI_PM1_TMR_STS	(1u << 0)
+#define ACPI_PM1_RTC_STS	(1u << 10)
+#define ACPI_PM1_WAK_STS	(1u << 15)
+#define ACPI_PM1_RTC_EN		(1u << 10)	/* in PM1_EN */
+#define ACPI_RTC_CENTURY	0x32	/* CMOS index, FADT CENTURY */
 #define ACPI_PM1_SCI_EN		(1u << 0)
 #define ACPI_PM1_SLP_TYP_SHIFT	10
 #define ACPI_PM1_SLP_EN		(1u << 13)
@@ -89,6 +98,9 @@ struct acpi_config {
 	uint16_t pm1a_cnt_port;		/* ACPI_PM1A_CNT_PORT */
 	uint16_t pm_tmr_port;		/* ACPI_PM_TMR_PORT */
 	uint16_t iapc_boot_arch;	/* ACPI_BOOT_* bits */
+	/* A CMOS RTC at ports 0x70-0x71, IRQ 8 (PNP0B00 in the DSDT,
+	 * FADT CENTURY = ACPI_RTC_CENTURY); clear ACPI_BOOT_NO_CMOS_RTC. */
+	bool rtc;
 };
 
 /*

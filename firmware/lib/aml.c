@@ -183,6 +183,13 @@ void aml_res_io(struct aml *a, uint16_t base, uint8_t len)
 	aml_byte(a, len);
 }
 
+/* IRQNoFlags: edge, active-high, exclusive ISA line irq (< 16). */
+void aml_res_irq(struct aml *a, unsigned int irq)
+{
+	aml_byte(a, 0x22);
+	aml_le(a, 1u << (irq & 15), 2);
+}
+
 /* EndTag with a zero checksum, which means "not checked". */
 void aml_res_end(struct aml *a)
 {

@@ -60,6 +60,7 @@ void aml_buffer_close(struct aml *a, size_t token);
 void aml_res_addr(struct aml *a, unsigned int width, uint8_t type,
 		  uint8_t gflags, uint8_t tflags, uint64_t min, uint64_t max);
 void aml_res_io(struct aml *a, uint16_t base, uint8_t len);
+void aml_res_irq(struct aml *a, unsigned int irq);
 void aml_res_end(struct aml *a);
 
 #endif

@@ -7,7 +7,7 @@
 
 FLOOR=$BUILD/kvm-floor
 [ -x "$FLOOR" ] || FLOOR=build/kvm-floor
-CASES=port_in:0,pci_ecam_read:3,msr_read,boot,snapshot
+CASES=port_in:0,pci_ecam_read:3,msr_read,boot,snapshot,blk_rand4k_qd32
 
 vm bench 600 bench --repeat 2 --target-ms 5 --cases "$CASES" \
 	--payload "$GUESTS/bench.elf" --floor "$FLOOR" \
@@ -23,7 +23,9 @@ for row in "port_in +0 +default +minivmm" \
 	   "boot_first_insn +0 +default" "port_in +0 +bare KVM +kvm-floor" \
 	   "snap_boot_verdict +0 +default" "snap_write +0 +default" \
 	   "snap_restore_run +0 +default" "snap_restore_verdict +0 +default" \
-	   "snap_parallel_mem +0 +default"; do
+	   "snap_parallel_mem +0 +default" \
+	   "blk_rand4k_qd32 +3 +disk +minivmm" \
+	   "blk_rand4k_qd32 +3 +pread/pwrite +host"; do
 	grep -qE "^[a-z]+ +$row " "$TMP/bench.out" || missing="$missing [$row]"
 done
 [ -z "$missing" ] && pass bench-table-complete ||
@@ -51,6 +53,11 @@ assert 0.9 < row("msr_read", "msr=ignore")["exits_per_op"] < 1.1
 assert row("msr_read", "msr=allow")["exits_per_op"] < 0.01
 assert row("pci_ecam_read", "ecam=ro")["floor_case"] == "romem_read:3"
 assert row("msr_read", "msr=deny")["ratio_to_floor"] > 0
+# A virtio-blk request: no user-space exit (kicks stay in the kernel).
+blk = row("blk_rand4k_qd32", "disk")
+assert blk["exits_per_op"] < 0.05, blk
+assert blk["floor_case"] == "blk_rand4k_qd32:3" and blk["ratio_to_floor"] > 0
+assert row("blk_rand4k_qd32", "pread/pwrite")["vmm"] == "host"
 mem = row("snap_parallel_mem", "default")
 assert mem["median_ns"] is None and "pss_mib=" in mem["extra"], mem
 EOF
@@ -60,7 +67,7 @@ import os, sys, xml.dom.minidom
 d = sys.argv[1]
 md = open(os.path.join(d, "report.md")).read()
 for want in ("# minivmm benchmarks", "## Targets", "## pci", "## msr",
-             "## boot", "- KVM: "):
+             "## blk", "## boot", "- KVM: ", "virtio-blk rows at or above"):
     assert want in md, want
 for g in ("pci", "exits", "msr", "boot"):
     doc = xml.dom.minidom.parse(os.path.join(d, g + ".svg"))

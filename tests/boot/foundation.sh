@@ -74,7 +74,7 @@ bad bad-fw-missing "firmware '$TMP/nope'" --firmware "$TMP/nope"
 bad bad-fw-dir 'not a regular file' --firmware "$TMP/dir"
 bad bad-fw-huge 'too large' --firmware "$TMP/huge.bin"
 bad bad-kernel-missing "kernel '$TMP/nope'" --kernel "$TMP/nope"
-bad bad-kernel-notelf 'neither a bzImage nor an ELF' --kernel "$TMP/notelf"
+bad bad-kernel-notelf 'neither a bzImage, an ELF' --kernel "$TMP/notelf"
 bad bad-timeout 'timeout' --timeout -1
 bad bad-extra-arg 'unexpected argument' stray
 exit 0

@@ -230,7 +230,7 @@ bad() {
 }
 head -c 100000 "$cache/bzImage" >"$TMP/trunc.bz"
 bad bad-truncated 'truncated' --kernel "$TMP/trunc.bz"
-bad bad-notkernel 'neither a bzImage nor an ELF' --kernel "$initrd"
+bad bad-notkernel 'neither a bzImage, an ELF' --kernel "$initrd"
 truncate -s 200M "$TMP/huge.img"
 bad bad-initrd 'initrd.*(do not fit|too large)' --kernel "$cache/bzImage" \
 	--initrd "$TMP/huge.img" -m 128M

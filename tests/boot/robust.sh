@@ -157,6 +157,42 @@ bad bad-msr-too-many 'too many --msr rules \(64\)' "${many[@]}"
 bad bad-msr-check 'unknown action' --msr-policy-check "$TMP/bad.policy"
 bad bad-append-long 'command line is longer' --kernel "$GUESTS/hello.elf" \
 	--append "$(head -c 5000 /dev/zero | tr '\0' x)"
+bad bad-exit-style "exit-style 'xen'" --exit-style xen
+bad bad-cpuid "'warp': unknown CPUID feature" --cpuid +warp
+bad bad-cpuid-form 'expected .name or -name' --cpuid x2apic
+bad bad-pci-testdev "pci-testdev 'yes'" --pci-testdev yes
+# Multiboot kernels with a header asking for what minivmm cannot give,
+# one with a bad checksum, one below the IVT.
+mb() {	# mb FILE FLAGS CHECKSUM-DELTA PADDR
+	python3 - "$@" <<'EOF2'
+import struct, sys
+path, flags, delta, paddr = sys.argv[1], int(sys.argv[2], 0), \
+    int(sys.argv[3]), int(sys.argv[4], 0)
+eh = b"\x7fELF\x01\x01\x01" + bytes(9) + struct.pack("<HHIIIIIHHHHHH",
+    2, 3, 1, paddr, 52, 0, 0, 52, 32, 1, 0, 0, 0)
+ph = struct.pack("<IIIIIIII", 1, 0x200, paddr, paddr, 16, 16, 5, 16)
+img = bytearray(eh + ph)
+img += bytes(0xb0 - len(img))
+img += struct.pack("<III", 0x1badb002, flags,
+                   (-(0x1badb002 + flags) + delta) & 0xffffffff)
+img += bytes(0x200 - len(img)) + b"\xf4" * 16
+open(path, "wb").write(img)
+EOF2
+}
+mb "$TMP/mb-video.elf" 4 0 0x100000
+mb "$TMP/mb-sum.elf" 0 1 0x100000
+mb "$TMP/mb-ivt.elf" 0 0 0x100
+bad bad-kernel-mb-video "asks for a video mode" --kernel "$TMP/mb-video.elf"
+bad bad-kernel-mb-checksum "bad checksum" --kernel "$TMP/mb-sum.elf"
+bad bad-kernel-mb-low "not in free RAM below 1 MiB" --kernel "$TMP/mb-ivt.elf"
+# --msr-default deny leaves the architectural MSRs to KVM: the firmware
+# and a payload boot, and an MSR no one implements still faults.
+vm msr-default-deny 30 --msr-default deny --kernel "$GUESTS/hello.elf" \
+	--append "expect-ram=256"
+expect msr-default-deny 0 'hello: all checks passed' 'guest test-exit 0x0'
+vm msr-default-deny-msrs 30 --msr-default deny --kernel "$GUESTS/msr.elf" \
+	--append "rd:0x12340000=gp wr:0x12340000:1=gp rd:0x19a=gp rd:0x277=any wr:0xc0000102:5=ok rd:0xc0000102=5"
+expect msr-default-deny-msrs 0 'msr: 0 failure' 'guest test-exit 0x0'
 
 # Output paths are only used at exit: the run keeps its own status and the
 # failure is one line at the end (docs/bad-input.md).

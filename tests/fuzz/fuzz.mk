@@ -8,7 +8,8 @@
 #   make fuzz-smoke      each target replays its committed seeds and
 #                        regressions, then fuzzes FUZZ_SMOKE_SECONDS (5)
 #   make fuzz-<target>   one target (pci, xen_ports, uart, msr_policy,
-#                        loader, fdt, snapshot) for FUZZ_SECONDS
+#                        loader, fdt, virtq, snapshot, manifest) for
+#                        FUZZ_SECONDS
 #
 # Committed seeds: tests/fuzz/corpus/<target>/; every input that once
 # crashed a target: tests/fuzz/regress/<target>/ (replayed by fuzz-smoke).
@@ -17,7 +18,8 @@ FUZZ_CC		?= clang-14
 FUZZ_BUILD	?= build-fuzz
 FUZZ_SECONDS	?= 60
 FUZZ_SMOKE_SECONDS ?= 5
-FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt snapshot
+FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt virtq snapshot \
+		   manifest
 
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		   -fno-omit-frame-pointer

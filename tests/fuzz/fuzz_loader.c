@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The image loaders on hostile files: the PVH ELF parser (elf_pvh_parse),
- * the bzImage setup-header parser and placement (bzimage.h), and the
+ * the multiboot parser and placement (multiboot.h), the bzImage
+ * setup-header parser and placement (bzimage.h), and the
  * loaders the VMM calls with a path (payload_load as vm.c does, or
  * pvh_load + initrd_load, and rom_load), each reading the file from a memfd
  * into guest memory built without KVM (vm_fd -1).
@@ -18,6 +19,9 @@
  *   - the initrd is page aligned, above the payload, inside low RAM, and
  *     holds the file;
  *   - the ROM ends at 4 GiB, is page-sized, and ends with the image.
+ *   - a placed multiboot kernel holds its segments at or above 1 MiB in
+ *     low RAM, its staged low segments inside the payload range and bound
+ *     for free RAM below 1 MiB, and its entry inside a segment;
  *   - a parsed bzImage's kernel lies inside the file; its placement is in
  *     the RAM range and aligned; its initrd placement is page aligned,
  *     above the kernel, below the kernel's initrd limit;
@@ -30,6 +34,7 @@
 #include "vmm/boot/bzimage.h"
 #include "vmm/boot/linux.h"
 #include "vmm/boot/loader.h"
+#include "vmm/boot/multiboot.h"
 
 #include <sys/mman.h>
 
@@ -162,6 +167,57 @@ static void check_bzimage(const uint8_t *img, size_t len)
 		 "initrd at 0x%llx", (unsigned long long)start);
 }
 
+static bool entry_in(const struct payload *p)
+{
+	if (p->entry >= p->start && p->entry - p->start < p->size)
+		return true;
+	for (int i = 0; i < p->nlow; i++)
+		if (p->entry >= p->low[i].dst &&
+		    p->entry - p->low[i].dst < p->low[i].memsz)
+			return true;
+	return false;
+}
+
+static void check_multiboot(struct gmem *mem, const uint8_t *img, size_t len)
+{
+	struct multiboot_image m;
+	struct payload p = { 0 };
+	char err[LOADER_ERR_MAX];
+
+	if (multiboot_parse(img, len, &m, err) < 0) {
+		FZ_CHECK(memchr(err, 0, sizeof(err)) && err[0],
+			 "multiboot_parse failed without a message");
+		return;
+	}
+	if (multiboot_place(mem, img, &m, &p, err) < 0) {
+		FZ_CHECK(memchr(err, 0, sizeof(err)) && err[0],
+			 "multiboot_place failed without a message");
+		return;
+	}
+	FZ_CHECK(p.kind == PAYLOAD_MULTIBOOT && p.nlow <= PAYLOAD_LOW_MAX,
+		 "kind %d, %d low segments", p.kind, p.nlow);
+	FZ_CHECK(!p.size || (p.start >= ABI_PAYLOAD_MIN &&
+			     p.start + p.size <= mem->low_ram_end),
+		 "payload 0x%llx+0x%llx", (unsigned long long)p.start,
+		 (unsigned long long)p.size);
+	FZ_CHECK(entry_in(&p), "entry 0x%llx outside",
+		 (unsigned long long)p.entry);
+	for (int i = 0; i < p.nlow; i++) {
+		const struct low_segment *l = &p.low[i];
+
+		FZ_CHECK(l->dst >= MB_LOW_MIN && l->dst + l->memsz <= MB_LOW_END &&
+			 (l->dst + l->memsz <= ABI_BOOTINFO_BASE ||
+			  l->dst >= ABI_BOOTINFO_END) && l->filesz <= l->memsz,
+			 "low segment 0x%llx+0x%llx",
+			 (unsigned long long)l->dst,
+			 (unsigned long long)l->memsz);
+		FZ_CHECK(!l->filesz || (l->src >= p.start &&
+					l->src + l->filesz <= p.start + p.size),
+			 "staged at 0x%llx outside the payload",
+			 (unsigned long long)l->src);
+	}
+}
+
 /* What vm.c does: payload_load with --kernel, --initrd and --append. */
 static void via_payload_load(struct gmem *mem, const char *kpath,
 			     const char *rpath, uint8_t sel)
@@ -225,6 +281,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			 "parse failed without a message");
 	check_bzimage(img, img_len);
 	FZ_CHECK(gmem_init(&mem, -1, ram_sizes[sel & 3]) == 0, "gmem_init");
+	if (multiboot_probe(img, img_len))
+		check_multiboot(&mem, img, img_len);
 	kfd = as_file(img, img_len, kpath, sizeof(kpath));
 	if (sel & 0x40) {
 		rfd = as_file(rd, rd_len, rpath, sizeof(rpath));

@@ -245,6 +245,30 @@ def bzimage(setup_sects=4, ksize=0x800, init_size=0x300000,
     return bytes(img)
 
 
+def mb_elf(segs, entry, flags=0):
+    """An ELF32 multiboot kernel as kvm-unit-tests builds them: ehdr,
+    phdrs, the header at 0xb0, then each segment's bytes."""
+    phoff, n = 52, len(segs)
+    data_off = 0x200
+    ident = b"\x7fELF" + bytes([1, 1, 1]) + bytes(9)
+    eh = ident + struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, entry, phoff, 0, 0,
+                             52, 32, n, 0, 0, 0)
+    img = bytearray(eh)
+    off = data_off
+    for paddr, memsz, filesz in segs:
+        img += struct.pack("<IIIIIIII", 1, off, paddr, paddr, filesz, memsz,
+                           5, 16)
+        off += (filesz + 15) & ~15
+    img += bytes(0xb0 - len(img))
+    magic = 0x1badb002
+    img += struct.pack("<III", magic, flags, (-(magic + flags)) & 0xffffffff)
+    img += bytes(data_off - len(img))
+    for paddr, memsz, filesz in segs:
+        img += bytes((paddr + i) & 0xff for i in range(filesz))
+        img += bytes(((filesz + 15) & ~15) - filesz)
+    return bytes(img)
+
+
 def loader_input(elf, initrd=b"", ram=0, rom=False):
     return bytes([ram | (0x80 if rom else 0)]) + \
         struct.pack("<H", len(initrd)) + elf + initrd
@@ -266,6 +290,14 @@ def loader_seeds():
         loader_input(bzimage(cmdline_size=255), ram=3 | 0x40 | 8))
     put("loader", "pvh-via-payload", loader_input(pvh_elf(), b"i" * 10,
                                                   ram=0x40))
+    put("loader", "multiboot-flat", loader_input(
+        mb_elf([(0x4000b0, 0x800, 0x800), (0x407000, 0x40000, 0x100)],
+               0x4000bc), b"NR_CPUS=1\n", ram=3 | 0x40))
+    put("loader", "multiboot-realmode", loader_input(
+        mb_elf([(0x8000, 0x600, 0x600), (0xb000, 0x300, 0x100)], 0x8018),
+        ram=0x40))
+    put("loader", "multiboot-video", loader_input(
+        mb_elf([(0x100000, 0x100, 0x100)], 0x100000, flags=4), ram=0x40))
     put("loader", "firmware-only", loader_input(b"\x90" * 4080 +
                                                 b"\xeb\xfe" * 8, rom=True))
 
@@ -282,6 +314,86 @@ def fdt_seeds():
     put("fdt", "no-append", struct.pack("<BBBI", 1, 0, 0, 0))
 
 
+# --- virtq: geometry, RAM image, operations (see fuzz_virtq.c) --------------
+VQ_BASE, VQ_DESC, VQ_AVAIL, VQ_USED, VQ_QSIZE = 0x10000, 0x0, 0x1000, 0x2000, 16
+NEXT, WRITE, INDIRECT = 1, 2, 4
+
+
+def vq_input(descs, heads, flags=3, extra=b"", ops=b"\0\0\0\0",
+             itab=None, cap=2048):
+    ram = bytearray(0x4000)
+    for i, (addr, length, fl, nxt) in enumerate(descs):
+        struct.pack_into("<QIHH", ram, VQ_DESC + 16 * i, VQ_BASE + addr,
+                         length, fl, nxt)
+    for i, h in enumerate(heads):
+        struct.pack_into("<H", ram, VQ_AVAIL + 4 + 2 * i, h)
+    struct.pack_into("<H", ram, VQ_AVAIL + 2, len(heads))
+    for i, (addr, length, fl, nxt) in enumerate(itab or []):
+        struct.pack_into("<QIHH", ram, 0x3800 + 16 * i, VQ_BASE + addr,
+                         length, fl, nxt)
+    ram[0x3000:0x3000 + len(extra)] = extra
+    head = struct.pack("<BBHHHIH", 4, flags, VQ_DESC, VQ_AVAIL, VQ_USED,
+                       cap, len(ram))
+    return head + bytes(ram) + ops
+
+
+def blk_hdr(t, sector):
+    return struct.pack("<IIQ", t, 0, sector)
+
+
+def virtq_seeds():
+    put("virtq", "read", vq_input(
+        [(0x3000, 16, NEXT, 1), (0x3100, 512, NEXT | WRITE, 2),
+         (0x3300, 512, NEXT | WRITE, 3), (0x3500, 1, WRITE, 0)], [0],
+        extra=blk_hdr(0, 10)))
+    put("virtq", "write-split-header", vq_input(
+        [(0x3000, 5, NEXT, 1), (0x3005, 11 + 1024, NEXT, 2),
+         (0x3600, 1, WRITE, 0)], [0], extra=blk_hdr(1, 2000)))
+    put("virtq", "indirect", vq_input(
+        [(0x3800, 48, INDIRECT, 0)], [0], extra=blk_hdr(0, 0),
+        itab=[(0x3000, 16, NEXT, 1), (0x3100, 1024, NEXT | WRITE, 2),
+              (0x3600, 1, WRITE, 0)]))
+    put("virtq", "discard", vq_input(
+        [(0x3000, 32, NEXT, 1), (0x3600, 1, WRITE, 0)], [0],
+        extra=blk_hdr(11, 0) + struct.pack("<QII", 8, 8, 0)))
+    put("virtq", "get-id-flush", vq_input(
+        [(0x3000, 16, NEXT, 1), (0x3100, 20, NEXT | WRITE, 2),
+         (0x3600, 1, WRITE, 0), (0x3010, 16, NEXT, 4), (0x3601, 1, WRITE, 0)],
+        [0, 3], extra=blk_hdr(8, 0) + blk_hdr(4, 0)))
+    put("virtq", "loop-then-rewrite", vq_input(
+        [(0x3000, 16, NEXT, 1), (0x3100, 16, NEXT, 0)], [0],
+        ops=b"\0\4" + b"\1" + struct.pack("<HB", 0x10, 2) + b"\0\0\0"))
+    put("virtq", "ro-write", vq_input(
+        [(0x3000, 16, NEXT, 1), (0x3100, 512, NEXT, 2), (0x3600, 1, WRITE, 0)],
+        [0], flags=7, extra=blk_hdr(1, 0)))
+
+
+# --- manifest: unittests.cfg text ---------------------------------------------
+def manifest_seeds():
+    put("manifest", "suite", b"""[x2apic]
+file = apic.flat
+smp = 2
+qemu_params = -cpu qemu64,+x2apic,+tsc-deadline
+arch = x86_64
+timeout = 30
+groups = apic
+
+[vmexit_cpuid]
+file = vmexit.flat
+test_args = 'cpuid'
+groups = vmexit
+
+[intel_iommu]
+file = intel-iommu.flat
+arch = x86_64
+timeout = 30
+smp = 4
+qemu_params = -M q35,kernel-irqchip=split -device intel-iommu,intremap=on
+check = /sys/module/kvm/parameters/enable_pmu=Y
+""")
+    put("manifest", "multi-line", b'[a]\nqemu_params = """-m 256 \\\n'
+        b'-cpu host\n-smp 2"""\nminivmm_params = --ecam trap\n'
+        b'test_args = "a \'b c\' `date`"\n[b]\ngroups = nodefault\n')
 # --- snapshot: a whole snapshot file (vmm/snapshot/format.h) ------------------
 def snap_str(s):
     b = s.encode()
@@ -344,10 +456,12 @@ def snapshot_seeds():
 
 
 if __name__ == "__main__":
+    virtq_seeds()
     pci_seeds()
     xen_seeds()
     uart_seeds()
     msr_seeds()
     loader_seeds()
     fdt_seeds()
+    manifest_seeds()
     snapshot_seeds()

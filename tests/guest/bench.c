@@ -15,6 +15,7 @@
  *   repeat=R (1..100, default 5)  target-ms=MS per repeat (default 20)
  *   msr=IDX (default 0xc0000102, KERNEL_GS_BASE)  msr-value=V (default 0)
  *   bw-bytes=N bandwidth buffer (default 1 MiB)  bar1-at=ADDR fallback
+ * The blk_* cases drive the first virtio-blk function (bench/blk.c).
  *
  * One translation unit (guest.mk builds one object per payload): the
  * parts under bench/ and the shared statistics are included below.
@@ -25,6 +26,7 @@
 #include "bench/platform.c"
 #include "bench/memtype.c"
 #include "bench/run.c"
+#include "bench/blk.c"
 #include "bench/cases.c"
 
 #define DEFAULT_MSR	0xc0000102u
@@ -105,6 +107,9 @@ int payload_main(const struct hvm_start_info *si)
 	parse_opts(&o, cl, khz);
 	platform_discover(&p, si, o.bw_bytes);
 	print_info(&p, src, khz);
+	/* Set up a virtio-blk now, if there is one, so its exits are part
+	 * of every boot, the empty baseline boot too. */
+	blk_open(&p);
 	ran = bench_run_cases(&p, &o);
 	gprintf("BENCHDONE ran=%d\n", ran);
 	return 0;

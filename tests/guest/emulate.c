@@ -7,8 +7,12 @@
  * fwait passes or raises #MF, clac/stac flip RFLAGS.AC.  Where the CPU
  * runs them itself the same checks pass.  With "ring0-emulated" on the
  * command line (the host emulates ring 0), CPUID must also hide what
- * minivmm hides there: CX16, and KVM's PV_UNHALT (vmm/cpuid.c).  Status 0,
- * or 1 with FAIL lines.
+ * minivmm hides there: CX16, and KVM's PV_UNHALT (vmm/cpuid.c).
+ * Also the second set (vmm/pvm/emulate_sys.h): int n delivers through the
+ * IDT with RIP after it, xgetbv is #UD without CR4.OSXSAVE, clwb/clflushopt touch memory for
+ * faults only, movbe's register form is #UD, invpcid
+ * and rdpru are #UD where CPUID lacks them.  Status 0, or 1 with FAIL
+ * lines.
  */
 #include "lib/guest.h"
 
@@ -181,11 +185,132 @@ static void test_cpuid(void)
 	check(!(kvm & (1u << 7)), "CPUID shows KVM_FEATURE_PV_UNHALT");
 }
 
+extern const char int4_after[];
+
+static void do_int4(void *arg)
+{
+	(void)arg;
+	__asm__ volatile("int $4\n\t.globl int4_after\nint4_after:\n\tnop");
+}
+
+static void do_xgetbv(void *arg)
+{
+	uint32_t lo, hi;
+
+	(void)arg;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+}
+
+/* int n from ring 0 is a trap through gate n (here #OF's, which pushes
+ * no error code); xgetbv needs CR4.OSXSAVE. */
+static void test_int_n_xgetbv(void)
+{
+	struct fault f;
+	int vec = guest_try(do_int4, NULL, &f);
+
+	check(vec == 4, "int $4: vector %d, expected 4", vec);
+	check(f.rip == (uint64_t)(uintptr_t)int4_after,
+	      "int $4: RIP 0x%llx, expected 0x%llx (after it)",
+	      (unsigned long long)f.rip,
+	      (unsigned long long)(uintptr_t)int4_after);
+	if (read_cr4() & (1ull << 18))
+		return;
+	vec = guest_try(do_xgetbv, NULL, &f);
+	check(vec == 6, "xgetbv without CR4.OSXSAVE: vector %d, expected "
+	      "6 (#UD)", vec);
+}
+
+static uint64_t line[8] __attribute__((aligned(64)));
+
+static void do_clwb_bad(void *arg)
+{
+	(void)arg;
+	__asm__ volatile(".byte 0x66, 0x0f, 0xae, 0x33" /* clwb (%rbx) */
+			 : : "b"(0xffff800000000000ull) : "memory");
+}
+
+static void test_cache_ops(void)
+{
+	struct fault f;
+	int vec;
+
+	if (!(cpuid(7, 0).ebx & (1u << 24))) {
+		gputs("clwb: not in CPUID, skipped\n");
+		return;
+	}
+	line[0] = 42;
+	__asm__ volatile(".byte 0x66, 0x0f, 0xae, 0x33" : : "b"(line)
+			 : "memory");
+	__asm__ volatile(".byte 0x66, 0x0f, 0xae, 0x3b" : : "b"(line)
+			 : "memory");		/* clflushopt (%rbx) */
+	check(line[0] == 42, "clwb/clflushopt changed memory");
+	vec = guest_try(do_clwb_bad, NULL, &f);
+	check(vec == 13 || vec == 14, "clwb of a bad address: vector %d, "
+	      "expected #GP or #PF", vec);
+}
+
+static void do_movbe_reg(void *arg)
+{
+	(void)arg;
+	__asm__ volatile(".byte 0x0f, 0x38, 0xf0, 0xc0" ::: "rax");
+}
+
+/* The register form is #UD whatever CPUID says.  (The memory form is not
+ * checked here: on this host KVM's own emulator answers it with #UD,
+ * since KVM does not offer MOVBE, though ring 0's CPUID shows it.) */
+static void test_movbe(void)
+{
+	struct fault f;
+	int vec = guest_try(do_movbe_reg, NULL, &f);
+
+	check(vec == 6, "movbe with a register source: vector %d, expected "
+	      "6 (#UD)", vec);
+}
+
+static void do_invpcid(void *arg)
+{
+	uint64_t desc[2] = { 0, 0 };
+
+	(void)arg;
+	__asm__ volatile("invpcid %0, %1" : : "m"(desc), "r"(2ull)
+			 : "memory");
+}
+
+static void do_rdpru(void *arg)
+{
+	(void)arg;
+	__asm__ volatile(".byte 0x0f, 0x01, 0xfd" : : "c"(0)
+			 : "rax", "rdx");
+}
+
+/* Without their CPUID bits both are #UD, as on the CPU. */
+static void test_ud_without_cpuid(void)
+{
+	struct fault f;
+	int vec;
+
+	if (!(cpuid(7, 0).ebx & (1u << 10))) {
+		vec = guest_try(do_invpcid, NULL, &f);
+		check(vec == 6, "invpcid without CPUID: vector %d, expected "
+		      "6 (#UD)", vec);
+	}
+	if (cpuid(0x80000000u, 0).eax < 0x80000008u ||
+	    !(cpuid(0x80000008u, 0).ebx & (1u << 4))) {
+		vec = guest_try(do_rdpru, NULL, &f);
+		check(vec == 6, "rdpru without CPUID: vector %d, expected 6 "
+		      "(#UD)", vec);
+	}
+}
+
 int payload_main(const struct hvm_start_info *si)
 {
 	if (cmdline_has(start_info_cmdline(si), "ring0-emulated"))
 		test_cpuid();
 	test_int3();
+	test_int_n_xgetbv();
+	test_cache_ops();
+	test_movbe();
+	test_ud_without_cpuid();
 	test_cmpxchg16b();
 	test_popcnt();
 	test_fwait();

@@ -232,10 +232,15 @@ static void test_cf8_port(void)
 	outl(PCI_CONF1_ADDR_PORT, PCI_CONF1_ENABLE);
 	check(inl(PCI_CONF1_ADDR_PORT) == PCI_CONF1_ENABLE, "CF8 %#x",
 	      inl(PCI_CONF1_ADDR_PORT));
-	/* Reserved bits 30:28 and 1:0 read 0; 27:24 (AMD) are kept. */
+	/* Reserved bits 30:28 read 0; 27:24 (AMD) are kept, and 1:0, which
+	 * select the register's bytes (QEMU's behaviour). */
 	outl(PCI_CONF1_ADDR_PORT, ALL_ONES);
-	check(inl(PCI_CONF1_ADDR_PORT) == 0x8ffffffc, "CF8 all-ones -> %#x",
+	check(inl(PCI_CONF1_ADDR_PORT) == 0x8fffffff, "CF8 all-ones -> %#x",
 	      inl(PCI_CONF1_ADDR_PORT));
+	outl(PCI_CONF1_ADDR_PORT, PCI_CONF1_ENABLE | 2);
+	check(inw(PCI_CONF1_DATA_PORT) == (host_bridge.id >> 16),
+	      "CF8 | 2, 16-bit CFC read %#x, expected the device ID",
+	      inw(PCI_CONF1_DATA_PORT));
 	/* A byte write to 0xCFB is not an address-register write. */
 	outl(PCI_CONF1_ADDR_PORT, PCI_CONF1_ENABLE);
 	outb(PCI_CONF1_ADDR_PORT + 3, 0x12);

@@ -264,15 +264,23 @@ START_TEST(test_dsdt_prt)
 }
 END_TEST
 
-/* _S5 comes first; the \_SB scope's PkgLength must reach the table end. */
+/* _S3 (QEMU's SLP_TYP 1) and _S5 come first; the \_SB scope's PkgLength
+ * must reach the table end. */
 START_TEST(test_dsdt_shape)
 {
 	struct acpi_config c = cfg(1);
 	const uint8_t *d = dsdt_of(&c), *p = d + 36;
+	static const uint8_t s3[] = { 0x08, '_', 'S', '3', '_', 0x12 };
 	static const uint8_t s5[] = { 0x08, '_', 'S', '5', '_', 0x12 };
 	static const uint8_t pnp0a08[] = { 0x0c, 0x41, 0xd0, 0x0a, 0x08 };
 	size_t pkglen;
 
+	ck_assert_mem_eq(p, s3, sizeof(s3));
+	p += sizeof(s3) + 3;
+	ck_assert_uint_eq(*p++, 4);
+	ck_assert_uint_eq(aml_int_at(&p), ACPI_SLP_TYP_S3);
+	ck_assert_uint_eq(aml_int_at(&p), ACPI_SLP_TYP_S3);
+	p += 2;
 	ck_assert_mem_eq(p, s5, sizeof(s5));
 	p += sizeof(s5) + 3;
 	ck_assert_uint_eq(*p++, 4);
@@ -286,6 +294,11 @@ START_TEST(test_dsdt_shape)
 	ck_assert_mem_eq(p + 4, "\\_SB_", 5);
 	ck_assert_ptr_nonnull(find(d, "PCI0"));
 	ck_assert_ptr_nonnull(find(d, "ECAM"));
+	ck_assert_ptr_null(find(d, "RTC_"));		/* c.rtc is false */
+	c.rtc = true;
+	ck_assert_ptr_nonnull(find(dsdt_of(&c), "RTC_"));
+	c.rtc = false;
+	d = dsdt_of(&c);
 	p = find(d, "_HID");
 	ck_assert_ptr_nonnull(p);
 	ck_assert_mem_eq(p + 4, pnp0a08, sizeof(pnp0a08));

@@ -217,6 +217,7 @@ START_TEST(test_small)
 	c.pci64_size = 0;
 	c.pci_io_base = 0xf000;
 	c.pci_io_size = 0x1000;
+	c.rtc = true;		/* the RTC device and FADT CENTURY */
 	check_with_acpica(&c, 12);
 }
 END_TEST

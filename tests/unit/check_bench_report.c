@@ -67,7 +67,7 @@ START_TEST(svg_linear_scale)
 	ck_assert_ptr_nonnull(strstr(t, "width=\"160.0\""));
 	ck_assert_int_eq(count(t, "<path"), 0);	/* no spread given */
 	ck_assert_ptr_nonnull(strstr(t, ">minivmm<"));	/* legend */
-	ck_assert_ptr_nonnull(strstr(t, ">kvm-floor<"));
+	ck_assert_ptr_nonnull(strstr(t, ">floor<"));
 	ck_assert_ptr_null(strstr(t, ">peer VMM<"));
 	free(t);
 }

@@ -303,6 +303,32 @@ START_TEST(syscall_fix)
 }
 END_TEST
 
+/* The options issue 16 added: exit style, CPUID edits, pci-testdev. */
+START_TEST(kut_options)
+{
+	struct result r;
+
+	expect_run(PARSE(&r, "--exit-style", "qemu", "--cpuid",
+			 "+x2apic,-pcid", "--pci-testdev", "on"));
+	ck_assert(r.cfg.exit_qemu);
+	ck_assert(r.cfg.pci_testdev);
+	ck_assert_str_eq(r.cfg.cpuid, "+x2apic,-pcid");
+	expect_run(PARSE(&r, "--exit-style", "raw"));
+	ck_assert(!r.cfg.exit_qemu && !r.cfg.pci_testdev && !r.cfg.cpuid);
+	expect_error(PARSE(&r, "--exit-style", "xen"), "--exit-style",
+		     "expected raw or qemu");
+	expect_error(PARSE(&r, "--pci-testdev", "yes"), "--pci-testdev",
+		     "expected on or off");
+	expect_error(PARSE(&r, "--cpuid", "x2apic"), "--cpuid",
+		     "expected +name or -name");
+	expect_error(PARSE(&r, "--cpuid", "+warp-drive"), "--cpuid",
+		     "unknown CPUID feature");
+	PARSE(&r, "--cpuid", "help");
+	ck_assert_int_eq(r.res, CLI_EXIT_OK);
+	ck_assert(strstr(r.out.text, "tsc-deadline"));
+}
+END_TEST
+
 START_TEST(unknown_option)
 {
 	struct result r;
@@ -353,6 +379,37 @@ END_TEST
  * independent (optind = 0 does a full reset); tests and fuzzers call it
  * repeatedly in one process.
  */
+START_TEST(disks)
+{
+	static struct result r;
+
+	expect_run(PARSE(&r, "--disk", "a.img", "--disk", "b,ro",
+			 "--disk", "c.img,ro,serial=12345678901234567890",
+			 "--rng"));
+	ck_assert_uint_eq(r.cfg.ndisks, 3);
+	ck_assert_str_eq(r.cfg.disks[0].path, "a.img");
+	ck_assert(!r.cfg.disks[0].ro && !r.cfg.disks[0].has_serial);
+	ck_assert_str_eq(r.cfg.disks[1].path, "b");
+	ck_assert(r.cfg.disks[1].ro);
+	ck_assert_str_eq(r.cfg.disks[2].path, "c.img");
+	ck_assert(r.cfg.disks[2].ro);
+	ck_assert_str_eq(r.cfg.disks[2].serial, "12345678901234567890");
+	ck_assert(r.cfg.rng);
+	expect_error(PARSE(&r, "--disk", "x,serial=123456789012345678901"),
+		     "serial is longer than 20 bytes", NULL);
+	expect_error(PARSE(&r, "--disk", "x,rw"), "unknown option 'rw'", NULL);
+	/* The path ends at the first comma. */
+	expect_error(PARSE(&r, "--disk", "b,c.img"), "unknown option 'c.img'",
+		     NULL);
+	expect_error(PARSE(&r, "--disk", ""), "expected PATH", NULL);
+	expect_error(PARSE(&r, "--disk", "x,"), "unknown option ''", NULL);
+	expect_error(PARSE(&r, "--disk", "a", "--disk", "a", "--disk", "a",
+			   "--disk", "a", "--disk", "a", "--disk", "a",
+			   "--disk", "a", "--disk", "a", "--disk", "a"),
+		     "at most 8 disks", NULL);
+}
+END_TEST
+
 START_TEST(reparse_is_independent)
 {
 	struct result r;
@@ -395,6 +452,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, console_modes);
 	tcase_add_test(tc, kernel_with_initrd);
 	tcase_add_test(tc, help_and_version);
+	tcase_add_test(tc, disks);
 	tcase_add_test(tc, reparse_is_independent);
 	tcase_add_test(tc, reparse_after_error);
 	suite_add_tcase(s, tc);
@@ -407,6 +465,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, bad_timeout);
 	tcase_add_test(tc, syscall_fix);
 	tcase_add_test(tc, unknown_option);
+	tcase_add_test(tc, kut_options);
 	tcase_add_test(tc, missing_value);
 	tcase_add_test(tc, stray_argument);
 	tcase_add_test(tc, initrd_needs_kernel);

@@ -36,6 +36,25 @@ START_TEST(test_exit_values)
 }
 END_TEST
 
+/* --exit-style qemu: QEMU's isa-debug-exit status, (V << 1) | 1. */
+START_TEST(qemu_style)
+{
+	uint32_t reason = 7;
+
+	ck_assert_int_eq(exit_status_qemu_style(0, &reason), 1);
+	ck_assert_uint_eq(reason, 0);
+	ck_assert_int_eq(exit_status_qemu_style(1, &reason), 3);
+	ck_assert_int_eq(exit_status_qemu_style(38, &reason), 77);
+	ck_assert_int_eq(exit_status_qemu_style(63, &reason), 127);
+	ck_assert_int_eq(exit_status_qemu_style(0xff, &reason), 0xff);
+	ck_assert_int_eq(exit_status_qemu_style(0x80, &reason), 1);
+	ck_assert_int_eq(exit_status_qemu_style(ABI_FW_FAIL_MAGIC |
+						ABI_FW_FAIL_CPUS, &reason),
+			 EXIT_FIRMWARE);
+	ck_assert_uint_eq(reason, ABI_FW_FAIL_CPUS);
+}
+END_TEST
+
 START_TEST(firmware_failures)
 {
 	static const uint32_t reasons[] = {
@@ -106,6 +125,7 @@ static Suite *exit_status_suite(void)
 
 	tcase_add_test(tc, test_exit_values);
 	tcase_add_test(tc, firmware_failures);
+	tcase_add_test(tc, qemu_style);
 	tcase_add_test(tc, statuses_fit_a_byte);
 	tcase_add_test(tc, describe);
 	suite_add_tcase(s, tc);

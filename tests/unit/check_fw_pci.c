@@ -23,6 +23,8 @@ struct fake {
 	uint16_t bdf;
 	uint32_t id;
 	uint8_t header, pin;
+	uint8_t line;			/* as written; 0 until then */
+	unsigned int line_writes;
 	uint64_t bar_size[6];		/* 0: not implemented */
 	uint32_t bar_type[6];		/* low bits: IO, 64-bit, prefetch */
 	uint32_t bar[6];		/* as written, masked */
@@ -98,7 +100,7 @@ static uint32_t fake_read(const struct pci_access *a, uint16_t bdf,
 	case PCI_CACHE_LINE_SIZE:
 		return (uint32_t)f->header << 16;
 	case PCI_INTERRUPT_LINE:
-		return (uint32_t)f->pin << 8;
+		return (uint32_t)f->pin << 8 | f->line;
 	}
 	if (reg >= PCI_BASE_ADDRESS_0 && reg <= PCI_BASE_ADDRESS_5) {
 		unsigned int i = (reg - PCI_BASE_ADDRESS_0) / 4;
@@ -118,6 +120,10 @@ static void fake_write(const struct pci_access *a, uint16_t bdf,
 	if (reg == PCI_COMMAND) {
 		ck_assert_uint_eq(v >> 16, 0);	/* RW1C STATUS untouched */
 		f->command = (uint16_t)v;
+	} else if (reg == PCI_INTERRUPT_LINE) {
+		ck_assert_uint_eq(v >> 8, 0);	/* pin etc. read-only anyway */
+		f->line = (uint8_t)v;
+		f->line_writes++;
 	} else if (reg >= PCI_BASE_ADDRESS_0 && reg <= PCI_BASE_ADDRESS_5) {
 		unsigned int i = (reg - PCI_BASE_ADDRESS_0) / 4;
 
@@ -249,6 +255,13 @@ START_TEST(test_assign)
 	ck_assert_msg(strstr(out, "pci 00:04.0 1af4:1111 BAR2 mem64 pref "
 			     "0x100000000+0x40000000\n"), "%s", out);
 	ck_assert_uint_eq(st.prt_slots, 1u << 3 | 1u << 4);
+	/* Interrupt Line = the _PRT's GSI: 16 + ((slot + pin - 1) & 3);
+	 * off bus 0 (no route) 0xff; no pin, no write. */
+	ck_assert_uint_eq(xen->line, 16 + ((3 + 0) & 3));
+	ck_assert_uint_eq(mf->line, 16 + ((4 + 1) & 3));
+	ck_assert_uint_eq(find(PCI_BDF(1, 0, 0))->line, 0xff);
+	ck_assert_uint_eq(mf2->line_writes, 0);
+	ck_assert_uint_eq(xen->line_writes, 1);
 	ck_assert_uint_eq(st.sum.wb_base, 0xdf000000);
 	ck_assert_uint_eq(st.sum.wb_size, 0x1000000);
 }

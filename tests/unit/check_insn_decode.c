@@ -21,7 +21,6 @@ START_TEST(int3_alone)
 	ck_assert_uint_eq(in.len, 1);
 	/* A prefixed cc is not the one-byte trap we step over. */
 	ck_assert_int_eq(DEC(0x48, 0xcc), INSN_OTHER);
-	ck_assert_int_eq(DEC(0xcd, 0x03), INSN_OTHER);	/* int $3 */
 	ck_assert_int_eq(DEC(0x90), INSN_OTHER);
 }
 END_TEST
@@ -201,6 +200,47 @@ START_TEST(linear_address)
 }
 END_TEST
 
+/* emulate_sys.h's set: int n, xgetbv, rdpru, clwb, clflushopt, movbe,
+ * invpcid, with the forms the kvm-unit-tests use, and the near misses. */
+START_TEST(sys_forms)
+{
+	ck_assert_int_eq(DEC(0xcd, 0x21), INSN_INT_N);
+	ck_assert_uint_eq(in.imm, 0x21);
+	ck_assert_uint_eq(in.len, 2);
+	ck_assert_int_eq(DEC(0xcd), INSN_OTHER);		/* truncated */
+	ck_assert_int_eq(DEC(0x66, 0xcd, 0x21), INSN_OTHER);
+	ck_assert_int_eq(DEC(0x0f, 0x01, 0xd0), INSN_XGETBV);
+	ck_assert_int_eq(DEC(0x0f, 0x01, 0xd1), INSN_OTHER);	/* xsetbv */
+	ck_assert_int_eq(DEC(0x0f, 0x01, 0xfd), INSN_RDPRU);
+	/* clwb (%rbx), clflushopt (%rbx); without 66: xsaveopt, clflush */
+	ck_assert_int_eq(DEC(0x66, 0x0f, 0xae, 0x33), INSN_CLWB);
+	ck_assert_int_eq(in.base, GPR_RBX);
+	ck_assert_uint_eq(in.len, 4);
+	ck_assert_int_eq(DEC(0x66, 0x0f, 0xae, 0x3b), INSN_CLFLUSHOPT);
+	ck_assert_int_eq(DEC(0x0f, 0xae, 0x3b), INSN_OTHER);
+	ck_assert_int_eq(DEC(0x66, 0x0f, 0xae, 0xf8), INSN_OTHER);/* pcommit */
+	ck_assert_int_eq(DEC(0x66, 0x0f, 0xae, 0x2b), INSN_OTHER);/* /5 */
+	/* movbe (%rdi),%eax; movbe %rax,8(%rsi); the register form */
+	ck_assert_int_eq(DEC(0x0f, 0x38, 0xf0, 0x07), INSN_MOVBE_LOAD);
+	ck_assert_uint_eq(in.opsize, 4);
+	ck_assert_int_eq(DEC(0x48, 0x0f, 0x38, 0xf1, 0x46, 0x08),
+			 INSN_MOVBE_STORE);
+	ck_assert_uint_eq(in.opsize, 8);
+	ck_assert_int_eq(in.disp, 8);
+	ck_assert_int_eq(DEC(0x66, 0x0f, 0x38, 0xf0, 0x07), INSN_MOVBE_LOAD);
+	ck_assert_uint_eq(in.opsize, 2);
+	ck_assert_int_eq(DEC(0x0f, 0x38, 0xf0, 0xc0), INSN_MOVBE_LOAD);
+	ck_assert_int_eq(in.rm_reg, GPR_RAX);
+	ck_assert_int_eq(DEC(0xf2, 0x0f, 0x38, 0xf0, 0x07), INSN_OTHER);
+	/* invpcid (%rax),%rbx */
+	ck_assert_int_eq(DEC(0x66, 0x0f, 0x38, 0x82, 0x18), INSN_INVPCID);
+	ck_assert_int_eq(in.reg, GPR_RBX);
+	ck_assert_int_eq(in.base, GPR_RAX);
+	ck_assert_int_eq(DEC(0x0f, 0x38, 0x82, 0x18), INSN_OTHER);
+	ck_assert_int_eq(DEC(0x66, 0x0f, 0x38), INSN_OTHER);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("insn_decode");
@@ -216,6 +256,7 @@ int main(void)
 	tcase_add_test(t, popcnt_forms);
 	tcase_add_test(t, only_prefixes);
 	tcase_add_test(t, linear_address);
+	tcase_add_test(t, sys_forms);
 	suite_add_tcase(s, t);
 	return unit_run(s);
 }

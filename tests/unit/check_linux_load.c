@@ -182,7 +182,7 @@ START_TEST(bad_kernels)
 	unlink(kpath);
 	tmpfile_with(kpath, "#!/bin/sh\necho hi\n", 18);
 	ck_assert_int_eq(load(&err), -1);
-	assert_one_line(err, "--kernel", "neither a bzImage nor an ELF");
+	assert_one_line(err, "--kernel", "neither a bzImage, an ELF");
 	unlink(kpath);
 	tmpfile_with(kpath, "", 0);
 	ck_assert_int_eq(load(&err), -1);

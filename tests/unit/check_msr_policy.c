@@ -5,6 +5,7 @@
  * check_msr_presets.c. */
 #include "tests/unit/unit.h"
 #include "vmm/msr/names.h"
+#include "vmm/msr/arch.h"
 #include "vmm/msr/policy.h"
 #include "vmm/msr/presets.h"
 
@@ -75,19 +76,19 @@ END_TEST
 START_TEST(directions)
 {
 	add("default deny");
-	add("0x10 r allow");
-	add("0x11 w allow");
-	add("0x12 rw allow");
-	add("0x13 wr allow");
-	add("0x14 R value=9");
-	add("0x15 allow");
-	expect(0x10, "allow", "deny");
-	expect(0x11, "deny", "allow");
-	expect(0x12, "allow", "allow");
-	expect(0x13, "allow", "allow");
-	expect(0x14, "value=0x9", "deny");
-	expect(0x15, "allow", "allow");
-	ck_assert(wr(0x14).flags & MSR_F_DEFAULT);
+	add("0x30 r allow");
+	add("0x31 w allow");
+	add("0x32 rw allow");
+	add("0x33 wr allow");
+	add("0x34 R value=9");
+	add("0x35 allow");
+	expect(0x30, "allow", "deny");
+	expect(0x31, "deny", "allow");
+	expect(0x32, "allow", "allow");
+	expect(0x33, "allow", "allow");
+	expect(0x34, "value=0x9", "deny");
+	expect(0x35, "allow", "allow");
+	ck_assert(wr(0x34).flags & MSR_F_DEFAULT);
 }
 END_TEST
 
@@ -400,14 +401,21 @@ END_TEST
 
 START_TEST(default_applies_only_to_unnamed)
 {
-	add("0x10 r deny");
+	add("0x30 r deny");
 	add("default ignore");
-	expect(0x10, "deny", "ignore");
-	expect(0x11, "ignore", "ignore");
+	expect(0x30, "deny", "ignore");
+	expect(0x31, "ignore", "ignore");
 	add("default deny,log");
-	expect(0x10, "deny", "deny,log");
-	add("0x10 w allow");
-	expect(0x10, "deny", "allow");
+	expect(0x30, "deny", "deny,log");
+	add("0x30 w allow");
+	expect(0x30, "deny", "allow");
+	/* but not to what the architecture covers (msr/arch.h) */
+	expect(0xc0000080, "allow", "allow");
+	ck_assert_uint_eq(rd(0xc0000080).origin, MSR_ORIGIN_ARCH);
+	add("EFER w deny");
+	expect(0xc0000080, "allow", "deny");
+	add("default allow");
+	ck_assert(rd(0x10).flags & MSR_F_DEFAULT);
 }
 END_TEST
 
@@ -481,6 +489,14 @@ static void check_against(const struct model *m)
 			struct msr_entry want = i < N && m->e[i][d].action ?
 						m->e[i][d] : m->def;
 			struct msr_entry got = msr_policy_lookup(&P, i, d);
+
+			/* A deny/ignore default leaves the architectural
+			 * MSRs (arch.h) to KVM. */
+			if (!(i < N && m->e[i][d].action) &&
+			    m->def.action != MSR_ACT_ALLOW &&
+			    msr_arch_covers(i))
+				want = (struct msr_entry){
+					.action = MSR_ACT_ALLOW };
 
 			ck_assert_msg(msr_entry_same(&want, &got),
 				      "MSR %u dir %d: got %s want %s", i, d,
@@ -604,7 +620,10 @@ START_TEST(print_table)
 	ck_assert_ptr_nonnull(strstr(out, "0x00000800-0x000008ff  allow"));
 	ck_assert_ptr_nonnull(strstr(out, "(x2APIC: always KVM)"));
 	ck_assert_ptr_nonnull(strstr(out, "(default)\n"));
-	ck_assert_int_eq(count_lines(out), 2 + 9);
+	/* The deny default leaves the architectural MSRs to KVM. */
+	ck_assert_ptr_nonnull(strstr(out, "\n0xc0000080-0xc0000084  allow"));
+	ck_assert_ptr_nonnull(strstr(out, "(architectural) IA32_EFER..SFMASK\n"));
+	ck_assert_int_eq(count_lines(out), 2 + 9 + 35);
 }
 END_TEST
 

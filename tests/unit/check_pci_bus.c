@@ -189,6 +189,26 @@ START_TEST(test_create_limits)
 }
 END_TEST
 
+/* CF8 bits 1:0 are ORed into the register (as in QEMU): the device ID
+ * with CF8 = ... | 2 and a 16-bit CFC read, the kvm-unit-tests' way. */
+START_TEST(test_cf8_low_bits)
+{
+	struct pci_fn *fn = pci_bus_get(bus, bdfs[1]);
+	uint16_t dev;
+
+	memcpy(&dev, fn->cfg + PCI_DEVICE_ID, 2);
+	out(bus, 0xcf8, PCI_CONF1_ADDRESS(PCI_BDF_BUS(bdfs[1]),
+					  bdfs[1] & 0xff, 0) | 2, 4);
+	EQ(in(bus, 0xcfc, 2), dev);
+	EQ(in(bus, 0xcf8, 4) & 3, 2);
+	/* the byte lane of the port and bits 1:0 combine */
+	out(bus, 0xcf8, PCI_CONF1_ADDRESS(PCI_BDF_BUS(bdfs[1]),
+					  bdfs[1] & 0xff, 0) | 1, 4);
+	EQ(in(bus, 0xcfe, 1), fn->cfg[3]);
+	EQ(in(bus, 0xcfc, 1), fn->cfg[1]);
+}
+END_TEST
+
 START_TEST(test_cf8_register)
 {
 	struct pci_bus *nx = mkbus(NULL, true);
@@ -202,9 +222,9 @@ START_TEST(test_cf8_register)
 	EQ(in(bus, 0xcf8, 1), 0xff);
 	EQ(in(bus, 0xcfa, 2), 0xffff);
 	out(bus, 0xcf8, 0xffffffff, 4);
-	EQ(in(bus, 0xcf8, 4), 0x8ffffffc);
+	EQ(in(bus, 0xcf8, 4), 0x8fffffff);
 	out(nx, 0xcf8, 0xffffffff, 4);
-	EQ(in(nx, 0xcf8, 4), 0x80fffffc);
+	EQ(in(nx, 0xcf8, 4), 0x80ffffff);
 	pci_bus_destroy(nx);
 	/* Enable bit clear: the data window reads all-ones, drops writes. */
 	out(bus, 0xcf8, 0x7ffffffc, 4);
@@ -249,11 +269,14 @@ START_TEST(test_cfc_decode)
 	EQ(ecam_rd(bus, eoff(bdfs[1], 0x04), 2), 3);
 	EQ(ecam_rd(bus, eoff(bdfs[1], 0x10), 8), 0xc10000000000c201ull);
 	EQ(ecam_rd(bus, eoff(bdfs[1], 0x18), 4), 0x8000000c);
-	/* A dword at 0xcfd is clipped by the bus to 3 bytes; CF8 bits 1:0
-	 * are not register bits. */
-	out(bus, 0xcf8, PCI_CONF1_ADDRESS(0, 0, 0) | 3, 4);
+	/* A dword at 0xcfd is clipped by the bus to 3 bytes. */
+	out(bus, 0xcf8, PCI_CONF1_ADDRESS(0, 0, 0), 4);
 	EQ(in(bus, 0xcfd, 3), 0x00081b);
 	EQ(in(bus, 0xcfe, 4), 0xffff0008);
+	/* CF8 bits 1:0 OR into the port's byte lane (test_cf8_low_bits). */
+	out(bus, 0xcf8, PCI_CONF1_ADDRESS(0, 0, 0) | 3, 4);
+	EQ(in(bus, 0xcfc, 1), 0x00);
+	EQ(in(bus, 0xcfd, 1), 0x00);
 }
 END_TEST
 
@@ -487,6 +510,7 @@ int main(void)
 	TCase *core = tcase_create("core"), *limits = tcase_create("limits");
 
 	tcase_add_test(core, test_cf8_register);
+	tcase_add_test(core, test_cf8_low_bits);
 	tcase_add_test(core, test_cfc_decode);
 	tcase_add_test(core, test_absent);
 	tcase_add_test(core, test_ecam_decode);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* What snapshot sections hold, without KVM: the machine options (CONFIG)
- * and their conflicts with a restore's command line, META compatibility,
- * the control page, and the device state round trips (UART, ACPI PM, Xen
- * platform, a PCI function with a moved BAR) with their consistency
- * checks. */
+/* What snapshot sections hold, without KVM: the machine options (CONFIG,
+ * disks included) and their conflicts with a restore's command line, META
+ * compatibility, the control page, and the device state round trips
+ * (UART, ACPI PM, Xen platform, a PCI function with a moved BAR) with
+ * their consistency checks. */
 #include "tests/unit/unit.h"
 #include "devices/acpi_pm.h"
 #include "devices/pci/bus.h"
@@ -110,6 +110,79 @@ START_TEST(config_bad)
 	snap_put_str(&b, "1");
 	ck_assert_int_eq(snap_config_decode(b.p, b.len, &sc, err, ERR), -1);
 	ck_assert_ptr_nonnull(strstr(err, "unknown option"));
+	snap_buf_free(&b);
+}
+END_TEST
+
+/* Disks and the rng: kept as --disk spells them; a restore may point a
+ * disk at another file, not change the machine. */
+START_TEST(config_disks)
+{
+	struct vmm_config c, run;
+	struct snap_config sc, none;
+	struct snap_buf b;
+	char err[ERR];
+
+	cli_defaults(&c);
+	ck_assert_int_eq(cli_parse_disk("a.img", &c.disks[0], err, ERR), 0);
+	ck_assert_int_eq(cli_parse_disk("/x/b.img,ro,serial=s1", &c.disks[1],
+					err, ERR), 0);
+	c.ndisks = 2;
+	c.rng = true;
+	encode(&c, &b);
+	ck_assert_int_eq(snap_config_decode(b.p, b.len, &sc, err, ERR), 0);
+	snap_buf_free(&b);
+	ck_assert_uint_eq(sc.m.ndisks, 2);
+	ck_assert_str_eq(sc.m.disks[1].path, "/x/b.img");
+	ck_assert(sc.m.disks[1].ro && sc.m.disks[1].has_serial);
+	ck_assert_str_eq(sc.m.disks[1].serial, "s1");
+	ck_assert(!sc.m.disks[0].ro && !sc.m.disks[0].has_serial);
+	ck_assert(sc.m.rng);
+
+	cli_defaults(&run);
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), 0);
+	ck_assert_uint_eq(run.ndisks, 2);
+	ck_assert_str_eq(run.disks[0].path, "a.img");
+	ck_assert(run.rng);
+	/* Other files, same shape: taken. */
+	cli_defaults(&run);
+	run.given = GIVEN_DISK | GIVEN_RNG;
+	run.rng = true;
+	cli_parse_disk("copy-a.img", &run.disks[0], err, ERR);
+	cli_parse_disk("copy-b.img,ro,serial=s1", &run.disks[1], err, ERR);
+	run.ndisks = 2;
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), 0);
+	ck_assert_str_eq(run.disks[1].path, "copy-b.img");
+	/* A changed serial, ro flag or count: refused, naming the disks. */
+	cli_parse_disk("copy-b.img,ro,serial=s2", &run.disks[1], err, ERR);
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--disk conflicts"));
+	ck_assert_ptr_nonnull(strstr(err, "/x/b.img,ro,serial=s1"));
+	cli_parse_disk("copy-b.img,serial=s1", &run.disks[1], err, ERR);
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), -1);
+	run.ndisks = 1;
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), -1);
+
+	/* No rng in the snapshot: --rng refused. */
+	cli_defaults(&c);
+	encode(&c, &b);
+	ck_assert_int_eq(snap_config_decode(b.p, b.len, &none, err, ERR), 0);
+	snap_buf_free(&b);
+	cli_defaults(&run);
+	run.given = GIVEN_RNG;
+	run.rng = true;
+	ck_assert_int_eq(snap_config_merge(&run, &none, err, ERR), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--rng conflicts"));
+	snap_config_free(&none);
+	snap_config_free(&sc);
+
+	/* A disk the CLI would refuse is refused here too. */
+	snap_buf_init(&b);
+	snap_put_u32(&b, 1);
+	snap_put_str(&b, "disk");
+	snap_put_str(&b, "a.img,rw");
+	ck_assert_int_eq(snap_config_decode(b.p, b.len, &sc, err, ERR), -1);
+	ck_assert_ptr_nonnull(strstr(err, "config: disk: unknown option"));
 	snap_buf_free(&b);
 }
 END_TEST
@@ -298,6 +371,7 @@ int main(void)
 
 	tcase_add_test(t, config_round_trip);
 	tcase_add_test(t, config_bad);
+	tcase_add_test(t, config_disks);
 	tcase_add_test(t, meta_compat);
 	tcase_add_test(t, control_page);
 	tcase_add_test(t, uart_state);

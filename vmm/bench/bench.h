@@ -47,9 +47,10 @@ struct bench_result {
 	char name[BENCH_NAME_MAX];
 	int ring;
 	char config[BENCH_CONFIG_MAX];
-	const char *vmm;		/* "minivmm", "kvm-floor", "qemu" */
+	const char *vmm;		/* "minivmm", "kvm-floor", "qemu",
+					 * "host" (blk floor) */
 	const char *group;		/* "pci", "exits", "msr", "memory",
-					 * "boot" */
+					 * "blk", "boot" */
 	enum bench_status status;
 	char note[BENCH_NOTE_MAX];	/* why skipped/failed; or a remark */
 	uint64_t iters, ops_total;
@@ -171,8 +172,13 @@ int bench_write_outputs(const struct bench_opts *o,
 /* Runs the payload under qemu-system-x86_64 -M q35 with KVM (installing
  * qemu-system-x86 from Debian first when it is missing and we are root)
  * for the selected cases that make sense there; adds a "qemu" row per
- * case, or one skipped row saying why QEMU could not run. */
+ * case, or one skipped row saying why QEMU could not run.  disk (may be
+ * "") is the blk cases' image, given to a virtio-blk-pci device.  With
+ * only ("NAME:RING") just that case; without, every selected case but
+ * the blk ones, which the driver runs one by one right after minivmm's,
+ * so both see the same host load. */
 void bench_peer_qemu(const struct bench_opts *o, const char *payload,
+		     const char *disk, const char *only,
 		     struct bench_results *r);
 
 /* --- the subcommand (bench.c) --------------------------------------------- */

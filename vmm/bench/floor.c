@@ -96,14 +96,30 @@ static const struct bench_sample *floor_sample(const struct bench_run *b,
 static void ns_from_cycles(struct bench_result *x, uint32_t khz)
 {
 	size_t l = strlen(x->extra);
+	char v[32];
 
 	x->median_ns = x->median_cycles * 1e6 / khz;
 	x->p10_ns = x->p10_cycles * 1e6 / khz;
 	x->p90_ns = x->p90_cycles * 1e6 / khz;
 	if (x->median_ns > 0 && strstr(x->extra, "bytes="))
 		x->mbps = 64e3 / x->median_ns;	/* 64 bytes per op */
+	if (x->median_ns > 0 && bench_word(x->extra, "size", v, sizeof(v)))
+		x->mbps = strtod(v, NULL) * 1e3 / x->median_ns;	/* blk */
 	snprintf(x->extra + l, sizeof(x->extra) - l, "%sns-from=host-tsc-rate",
 		 l ? " " : "");
+}
+
+/* blk rows: the doorbell writes the guest made per request (each one
+ * exit, handled in the kernel with an ioeventfd). */
+static void kicks_per_op(struct bench_result *x)
+{
+	size_t l = strlen(x->extra);
+	char v[32];
+
+	if (!x->ops_total || !bench_word(x->extra, "kicks", v, sizeof(v)))
+		return;
+	snprintf(x->extra + l, sizeof(x->extra) - l, " kicks_per_op=%.3f",
+		 strtod(v, NULL) / (double)x->ops_total);
 }
 
 /* ns from cycles where the guest knew no TSC rate (kvm-floor's rate is
@@ -116,8 +132,10 @@ void bench_apply_floor(struct bench_run *b)
 			       strcmp(x->vmm, "qemu") == 0;
 		const struct bench_sample *f;
 
-		if (x->status != BENCH_OK || !strcmp(x->vmm, "kvm-floor"))
+		if (x->status != BENCH_OK || !strcmp(x->vmm, "kvm-floor") ||
+		    !strcmp(x->vmm, "host"))
 			continue;
+		kicks_per_op(x);
 		if (x->median_ns < 0 && x->median_cycles >= 0 && b->floor_khz)
 			ns_from_cycles(x, b->floor_khz);
 		/* QEMU leaves the MSR the payload uses to KVM. */

@@ -9,6 +9,7 @@
 #include "vmm/bench/exec.h"
 #include "vmm/bench/plan.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -68,7 +69,8 @@ static bool install_qemu(char *why, size_t len)
 	return false;
 }
 
-/* NAME:RING words of the selected cases. */
+/* NAME:RING words of the selected cases but the blk ones, which run
+ * paired with minivmm's (bench_peer_qemu's only). */
 static void case_list(const char *sel, char *buf, size_t len)
 {
 	size_t pos = 0;
@@ -77,7 +79,7 @@ static void case_list(const char *sel, char *buf, size_t len)
 	for (size_t i = 0; i < bench_ncases && pos < len; i++) {
 		const struct bench_case *k = &bench_cases[i];
 
-		if (bench_case_selected(sel, k))
+		if (bench_case_selected(sel, k) && !bench_is_blk(k->name))
 			pos += (size_t)snprintf(buf + pos, len - pos, "%s%s:%d",
 						pos ? "," : "", k->name,
 						k->ring);
@@ -85,10 +87,11 @@ static void case_list(const char *sel, char *buf, size_t len)
 }
 
 static int run_qemu(const struct bench_opts *o, const char *payload,
-		    const char *cases, bool xen, struct bench_child *c)
+		    const char *disk, const char *cases, bool xen,
+		    struct bench_child *c)
 {
-	char append[LIST_MAX + 128];
-	char *argv[40];
+	char append[LIST_MAX + 128], drive[PATH_MAX + 64];
+	char *argv[44];
 	int n = 0;
 
 	snprintf(append, sizeof(append), "cases=%s repeat=%u target-ms=%u "
@@ -123,6 +126,16 @@ static int run_qemu(const struct bench_opts *o, const char *payload,
 	if (xen) {
 		argv[n++] = "-device";
 		argv[n++] = "xen-platform";
+	}
+	/* QEMU's defaults (writeback cache, thread-pool I/O, ioeventfd, no
+	 * iothread); modern-only, like minivmm's function. */
+	if (disk && disk[0] && strstr(cases, "blk_")) {
+		snprintf(drive, sizeof(drive), "file=%s,if=none,id=d0,"
+			 "format=raw", disk);
+		argv[n++] = "-drive";
+		argv[n++] = drive;
+		argv[n++] = "-device";
+		argv[n++] = "virtio-blk-pci,drive=d0,disable-legacy=on";
 	}
 	argv[n] = NULL;
 	if (bench_exec(argv, QEMU_TIMEOUT_S, c) < 0)
@@ -195,25 +208,32 @@ static void cannot_run(struct bench_results *r, const char *why)
 }
 
 void bench_peer_qemu(const struct bench_opts *o, const char *payload,
+		     const char *disk, const char *only,
 		     struct bench_results *r)
 {
 	char cases[LIST_MAX], why[BENCH_NOTE_MAX], last[100];
+	static bool no_xen;	/* this QEMU cannot emulate Xen: stop trying */
 	struct bench_child c;
 
-	case_list(o->cases, cases, sizeof(cases));
+	if (only)
+		snprintf(cases, sizeof(cases), "%s", only);
+	else
+		case_list(o->cases, cases, sizeof(cases));
 	if (!cases[0])
 		return;
 	if (!in_path(QEMU) && !install_qemu(why, sizeof(why))) {
 		cannot_run(r, why);
 		return;
 	}
-	if (run_qemu(o, payload, cases, true, &c) == 0) {
+	if (!no_xen && run_qemu(o, payload, disk, cases, true, &c) == 0) {
 		add_rows(c.out, "q35+xen-platform", r);
 		bench_child_free(&c);
 		return;
 	}
-	bench_child_free(&c);
-	if (run_qemu(o, payload, cases, false, &c) == 0) {
+	if (!no_xen)
+		bench_child_free(&c);
+	no_xen = true;
+	if (run_qemu(o, payload, disk, cases, false, &c) == 0) {
 		add_rows(c.out, "q35", r);
 	} else {
 		snprintf(why, sizeof(why), QEMU " could not run the payload "

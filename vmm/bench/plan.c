@@ -27,6 +27,7 @@ const struct bench_config bench_configs[] = {
 	  USER_MSR " msr-value=0x5" },
 	{ "msr=host", { "--msr", BENCH_MSR_USER " rw host=0x7", NULL },
 	  USER_MSR },
+	{ "disk", { "--disk", BENCH_DISK_ARG, NULL }, "" },
 };
 const size_t bench_nconfigs = sizeof(bench_configs) / sizeof(bench_configs[0]);
 
@@ -62,12 +63,16 @@ const struct bench_case bench_cases[] = {
 	{ "ramuc_read", 3, "memory", { "default" } },
 	{ "ramuc_write", 3, "memory", { "default" } },
 	{ "ramuc_copy", 3, "memory", { "default" } },
+	{ "blk_rand4k_qd1", 3, "blk", { "disk" } },
+	{ "blk_rand4k_qd32", 3, "blk", { "disk" } },
+	{ "blk_seqrd1m", 3, "blk", { "disk" } },
+	{ "blk_seqwr1m", 3, "blk", { "disk" } },
 	{ "syscall", 3, "syscall", { "default" } },
 	{ "int80", 3, "syscall", { "default" } },
 };
 const size_t bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);
 
-const char *const bench_groups[] = { "pci", "exits", "msr", "memory",
+const char *const bench_groups[] = { "pci", "exits", "msr", "memory", "blk",
 				     "syscall", "boot", "snapshot", NULL };
 
 const struct bench_config *bench_config_find(const char *name)
@@ -173,7 +178,7 @@ int bench_cases_check(const char *list, char *err, size_t len)
 			known = word_matches(p, l, &bench_cases[i]);
 		if (!known) {
 			snprintf(err, len, "--cases: unknown case or group "
-				 "'%.*s' (groups: pci exits msr memory "
+				 "'%.*s' (groups: pci exits msr memory blk "
 				 "syscall boot snapshot)",
 				 (int)(l > 60 ? 60 : l), p);
 			return -1;
@@ -181,6 +186,11 @@ int bench_cases_check(const char *list, char *err, size_t len)
 		p = end ? end + 1 : NULL;
 	}
 	return 0;
+}
+
+bool bench_is_blk(const char *name)
+{
+	return !strncmp(name, "blk_", 4);
 }
 
 static bool is(const char *a, const char *b)
@@ -218,6 +228,11 @@ static const char *floor_case(const char *name, int ring, const char *config,
 	for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++)
 		if (is(name, direct[i].name) && ring == direct[i].ring)
 			return direct[i].floor;
+	/* The host's own pread/pwrite loop (hostio.c). */
+	if (bench_is_blk(name)) {
+		snprintf(buf, len, "%s:%d", name, ring);
+		return buf;
+	}
 	/* Trapped ECAM exits like any unbacked MMIO; the read-only window
 	 * reads like a KVM_MEM_READONLY slot and writes through it. */
 	if (is(name, "pci_ecam_read") || is(name, "pci_ecam_read_uc"))

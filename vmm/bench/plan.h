@@ -21,6 +21,10 @@
 #define BENCH_MSR_PASSTHRU	"0x174"
 #define BENCH_MSR_USER		"0x19a"
 
+/* The disk configuration's --disk argument, replaced by the image's path
+ * when a run starts (hostio.c makes the image). */
+#define BENCH_DISK_ARG		"@disk@"
+
 struct bench_config {
 	const char *name;			/* shown in tables */
 	const char *args[BENCH_MAX_ARGS + 1];	/* minivmm run options */
@@ -45,7 +49,7 @@ extern const char *const bench_groups[];
 const struct bench_config *bench_config_find(const char *name);
 const struct bench_case *bench_case_find(const char *name, int ring);
 
-/* --cases: a comma list of groups (pci, exits, msr, memory, boot,
+/* --cases: a comma list of groups (pci, exits, msr, memory, blk, boot,
  * snapshot), case
  * names (every ring) or NAME:RING; NULL or "all" selects everything.
  * bench_cases_check() reports the first unknown word; 0 or -1. */
@@ -59,6 +63,10 @@ bool bench_snapshot_selected(const char *list);
  * none.  ecam_trapped: the config (or peer VMM) traps ECAM. */
 bool bench_floor_for(const char *name, int ring, const char *config,
 		     bool ecam_trapped, char *buf, size_t len);
+
+/* Is name a virtio-blk case (group blk; its floor is the host's own
+ * pread/pwrite loop, hostio.c)? */
+bool bench_is_blk(const char *name);
 
 /* The group of a kvm-floor case name (for its own rows). */
 const char *bench_floor_group(const char *name);

@@ -60,7 +60,7 @@ void bench_results_free(struct bench_results *r)
 static bool rankable(const struct bench_result *x)
 {
 	return x->status == BENCH_OK && x->median_ns > 0 &&
-	       strcmp(x->vmm, "kvm-floor") != 0;
+	       strcmp(x->vmm, "kvm-floor") != 0 && strcmp(x->vmm, "host") != 0;
 }
 
 void bench_results_rank(struct bench_results *r)

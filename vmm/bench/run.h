@@ -14,11 +14,13 @@
 
 #define BENCH_VMM_TIMEOUT_S	600.0
 #define BENCH_MAX_FLOOR		256
+#define BENCH_BLK_RUNS		3	/* boots per blk case, median kept */
 
 struct bench_run {
 	struct bench_opts o;
 	char exe[PATH_MAX], payload[PATH_MAX], floor[PATH_MAX];
 	char tmp[64], stats[96];
+	char disk[PATH_MAX];		/* the blk cases' image; "" until made */
 	struct bench_results res;
 	struct bench_sample floor_s[BENCH_MAX_FLOOR];
 	size_t nfloor;

@@ -18,7 +18,7 @@
 #define LOG_SPAN	100.0	/* max/min above this: log scale */
 
 static const char *const colours[] = { "#4878a8", "#9a9a9a", "#d08040" };
-static const char *const series_names[] = { "minivmm", "kvm-floor",
+static const char *const series_names[] = { "minivmm", "floor",
 					    "peer VMM" };
 
 /* minivmm links without libm: the little logarithm the axes need. */
@@ -254,7 +254,7 @@ int bench_svg_write(FILE *out, const char *title, const char *unit,
 
 static int series_of(const struct bench_result *x)
 {
-	if (!strcmp(x->vmm, "kvm-floor"))
+	if (!strcmp(x->vmm, "kvm-floor") || !strcmp(x->vmm, "host"))
 		return 1;
 	return strcmp(x->vmm, "minivmm") ? 2 : 0;
 }

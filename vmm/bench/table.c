@@ -4,6 +4,7 @@
 #include "vmm/bench/bench.h"
 #include "vmm/bench/plan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define FLOOR_TARGET	1.2
@@ -49,6 +50,7 @@ static void fmt_exits(char *buf, size_t len, double e)
 static void row_text(FILE *out, const struct bench_result *x)
 {
 	char med[24], lo[24], hi[24], spread[56], ex[16], rf[16], rb[16];
+	char kick[16];
 
 	if (x->status != BENCH_OK) {
 		fprintf(out, "%-7s %-18s %d  %-16s %-9s %s: %s\n", x->group,
@@ -69,9 +71,16 @@ static void row_text(FILE *out, const struct bench_result *x)
 		ex, rf, rb);
 	if (x->mbps >= 0)
 		fprintf(out, "  %.0f MB/s", x->mbps);
+	if (bench_word(x->extra, "kicks_per_op", kick, sizeof(kick)))
+		fprintf(out, "  %s kicks/op", kick);
 	if (!strcmp(x->group, "snapshot") && x->note[0])
 		fprintf(out, "  %s", x->note);
 	fputc('\n', out);
+}
+
+static bool is_floor(const struct bench_result *x)
+{
+	return !strcmp(x->vmm, "kvm-floor") || !strcmp(x->vmm, "host");
 }
 
 void bench_table_write(FILE *out, const struct bench_results *r)
@@ -86,7 +95,7 @@ void bench_table_write(FILE *out, const struct bench_results *r)
 				const struct bench_result *x = &r->v[i];
 
 				if (!strcmp(x->group, bench_groups[g]) &&
-				    (strcmp(x->vmm, "kvm-floor") == 0) == floor)
+				    is_floor(x) == floor)
 					row_text(out, x);
 			}
 	}
@@ -168,7 +177,8 @@ static void floor_targets(FILE *out, const struct bench_results *r, bool md)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct bench_result *x = &r->v[i];
 
-		if (strcmp(x->vmm, "minivmm") || !is_exit_path(x))
+		if (strcmp(x->vmm, "minivmm") || !is_exit_path(x) ||
+		    bench_is_blk(x->name))
 			continue;
 		n++;
 		if (x->ratio_to_floor <= FLOOR_TARGET)
@@ -183,6 +193,52 @@ static void floor_targets(FILE *out, const struct bench_results *r, bool md)
 	}
 	fprintf(out, "%sminivmm exit paths within %.1fx of the floor: %u of "
 		"%u\n", md ? "- " : "  ", FLOOR_TARGET, n - missed, n);
+}
+
+static double kicks(const struct bench_result *x)
+{
+	char v[32];
+
+	return bench_word(x->extra, "kicks_per_op", v, sizeof(v)) ?
+	       strtod(v, NULL) : -1;
+}
+
+/* virtio-blk: at or above QEMU on every row, at most one kick (notify
+ * exit) per request. */
+static void blk_targets(FILE *out, const struct bench_results *r, bool md)
+{
+	unsigned int n = 0, ahead = 0, kick_ok = 0;
+	char a[24], b[24];
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct bench_result *x = &r->v[i], *q;
+
+		if (strcmp(x->vmm, "minivmm") || !bench_is_blk(x->name) ||
+		    x->status != BENCH_OK)
+			continue;
+		q = find(r, "qemu", x->name, x->ring, NULL);
+		n++;
+		kick_ok += kicks(x) >= 0 && kicks(x) <= 1.0;
+		bench_fmt_ns(a, sizeof(a), x->median_ns);
+		if (!q) {
+			fprintf(out, "%s%s: minivmm %s per request, %.3f kicks "
+				"per request; QEMU not measured\n",
+				md ? "- " : "  ", x->name, a, kicks(x));
+			continue;
+		}
+		ahead += x->median_ns <= q->median_ns;
+		bench_fmt_ns(b, sizeof(b), q->median_ns);
+		fprintf(out, "%s%s: minivmm %s, QEMU %s per request (%.2fx "
+			"QEMU's speed): %s; %.3f kicks per request\n",
+			md ? "- " : "  ", x->name, a, b,
+			q->median_ns / x->median_ns, x->median_ns <=
+			q->median_ns ? "at or above QEMU" : "BELOW QEMU",
+			kicks(x));
+	}
+	if (n)
+		fprintf(out, "%svirtio-blk rows at or above QEMU: %u of %u; "
+			"rows with at most one kick per request: %u of %u\n",
+			md ? "- " : "  ", ahead, n, kick_ok, n);
 }
 
 static void memtype_verdict(FILE *out, const struct bench_results *r,
@@ -221,6 +277,7 @@ void bench_targets_write(FILE *out, const struct bench_results *r, bool md)
 	target_ratio(out, md, "CF8/CFC read / ECAM-ro read", cf8, ecam,
 		     CF8_ECAM_TARGET, false);
 	floor_targets(out, r, md);
+	blk_targets(out, r, md);
 	syscall_targets(out, r, md);
 	memtype_verdict(out, r, md);
 }

@@ -9,8 +9,10 @@
 
 static int prop_u64s(void *fdt, const char *name, const uint64_t *v, int n)
 {
-	fdt64_t cells[8];
+	fdt64_t cells[4 * PAYLOAD_LOW_MAX];
 
+	if (n > (int)(sizeof(cells) / sizeof(cells[0])))
+		return -FDT_ERR_BADVALUE;
 	for (int i = 0; i < n; i++)
 		cells[i] = cpu_to_fdt64(v[i]);
 	return fdt_property(fdt, name, cells, (int)(n * sizeof(cells[0])));
@@ -53,7 +55,20 @@ static int add_cpus(void *fdt, unsigned int n)
 static const char *kind_name(enum payload_kind k)
 {
 	return k == PAYLOAD_PVH ? "pvh" : k == PAYLOAD_BZIMAGE ? "bzimage" :
-	       "none";
+	       k == PAYLOAD_MULTIBOOT ? "multiboot" : "none";
+}
+
+static int add_low_segments(void *fdt, const struct payload *p)
+{
+	uint64_t v[4 * PAYLOAD_LOW_MAX];
+
+	for (int i = 0; i < p->nlow && i < PAYLOAD_LOW_MAX; i++) {
+		v[4 * i] = p->low[i].dst;
+		v[4 * i + 1] = p->low[i].src;
+		v[4 * i + 2] = p->low[i].filesz;
+		v[4 * i + 3] = p->low[i].memsz;
+	}
+	return prop_u64s(fdt, ABI_PROP_LOW_SEGMENTS, v, 4 * p->nlow);
 }
 
 static int add_chosen(void *fdt, const struct vmm_config *cfg,
@@ -74,6 +89,8 @@ static int add_chosen(void *fdt, const struct vmm_config *cfg,
 	if (p->kind == PAYLOAD_BZIMAGE)
 		TRY(fdt_property(fdt, ABI_PROP_SETUP_HEADER, p->setup_header,
 				 (int)p->setup_header_len));
+	if (p->nlow)
+		TRY(add_low_segments(fdt, p));
 	if (p->initrd_size) {
 		uint64_t range[2] = { p->initrd_start, p->initrd_size };
 

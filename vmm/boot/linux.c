@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/boot/linux.h"
 #include "vmm/boot/bzimage.h"
+#include "vmm/boot/multiboot.h"
 #include "vmm/pvm/emulate.h"
 #include "vmm/layout.h"
 
@@ -204,6 +205,47 @@ static int build_cmdline(const struct vmm_config *cfg, bool is_linux,
 
 /* --- the payload ------------------------------------------------------ */
 
+/* A multiboot kernel's command line starts with the program name, as
+ * GRUB and QEMU pass it: the kvm-unit-tests take argv[0] from it. */
+static int multiboot_cmdline(const struct vmm_config *cfg, struct payload *p)
+{
+	const char *append = cfg->append ? cfg->append : "";
+	int n = snprintf(p->cmdline, sizeof(p->cmdline), "%s%s%s", cfg->kernel,
+			 *append ? " " : "", append);
+
+	if (n >= 0 && (size_t)n <= PVH_CMDLINE_LIMIT)
+		return 0;
+	fprintf(stderr, "minivmm: error: --append: the kernel command line "
+		"is longer than the %d bytes the kernel accepts (with the "
+		"kernel's path first)\n", PVH_CMDLINE_LIMIT);
+	return -1;
+}
+
+static bool is_elf(const uint8_t *buf, size_t len)
+{
+	return len >= SELFMAG && !memcmp(buf, ELFMAG, SELFMAG);
+}
+
+/* An ELF with a PVH note is booted through PVH even if it also carries a
+ * multiboot header. */
+static bool elf_has_pvh(const uint8_t *buf, size_t len)
+{
+	struct elf_info e;
+	char err[LOADER_ERR_MAX];
+
+	return is_elf(buf, len) && elf_parse(buf, len, &e, err) == 0 &&
+	       e.has_pvh_note;
+}
+
+static int load_multiboot(struct gmem *mem, const struct vmm_config *cfg,
+			  const uint8_t *buf, size_t len, struct payload *p)
+{
+	if (multiboot_load(mem, cfg->kernel, buf, len, p) < 0 ||
+	    (cfg->initrd && initrd_load(mem, cfg->initrd, p) < 0))
+		return -1;
+	return multiboot_cmdline(cfg, p);
+}
+
 int payload_load(struct gmem *mem, const struct vmm_config *cfg,
 		 struct payload *p)
 {
@@ -227,7 +269,11 @@ int payload_load(struct gmem *mem, const struct vmm_config *cfg,
 	if (bzimage_probe(buf, len)) {
 		is_linux = true;
 		ret = load_bzimage(mem, cfg, buf, len, p, &limit);
-	} else if (len >= SELFMAG && !memcmp(buf, ELFMAG, SELFMAG)) {
+	} else if (!elf_has_pvh(buf, len) && multiboot_probe(buf, len)) {
+		ret = load_multiboot(mem, cfg, buf, len, p);
+		free(buf);
+		return ret;
+	} else if (is_elf(buf, len)) {
 		is_linux = elf_is_linux(buf, len);
 		if (is_linux)
 			limit = LINUX_PVH_CMDLINE_LIMIT;
@@ -236,8 +282,8 @@ int payload_load(struct gmem *mem, const struct vmm_config *cfg,
 			ret = initrd_load(mem, cfg->initrd, p);
 	} else {
 		fprintf(stderr, "minivmm: error: --kernel '%s': neither a "
-			"bzImage nor an ELF kernel with a PVH entry note\n",
-			cfg->kernel);
+			"bzImage, an ELF kernel with a PVH entry note, nor a "
+			"multiboot kernel\n", cfg->kernel);
 		ret = -1;
 	}
 	free(buf);

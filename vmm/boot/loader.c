@@ -108,26 +108,28 @@ static bool find_pvh_note(const uint8_t *p, uint64_t size, uint64_t *entry)
 
 struct phdr {
 	uint32_t type;
-	uint64_t offset, paddr, filesz, memsz;
+	uint64_t offset, vaddr, paddr, filesz, memsz;
 };
 
-static int read_phdrs(const uint8_t *buf, size_t len, struct phdr *out,
-		      int *n, char *err)
+/* The ELF header fields we use, from either class. */
+static int read_ehdr(const uint8_t *buf, size_t len, struct elf_info *info,
+		     uint64_t *phoff, uint64_t *phentsize, uint64_t *phnum,
+		     char *err)
 {
-	bool is64 = buf[EI_CLASS] == ELFCLASS64;
-	uint64_t phoff, phentsize, phnum;
-
+	info->is64 = buf[EI_CLASS] == ELFCLASS64;
 	/* Headers are copied out: buf need not be aligned. */
-	if (is64) {
+	if (info->is64) {
 		Elf64_Ehdr eh;
 
 		if (len < sizeof(eh))
 			return fail(err, "truncated ELF header");
 		memcpy(&eh, buf, sizeof(eh));
-		phoff = eh.e_phoff;
-		phentsize = eh.e_phentsize;
-		phnum = eh.e_phnum;
-		if (phentsize != sizeof(Elf64_Phdr))
+		*phoff = eh.e_phoff;
+		*phentsize = eh.e_phentsize;
+		*phnum = eh.e_phnum;
+		info->machine = eh.e_machine;
+		info->e_entry = eh.e_entry;
+		if (*phentsize != sizeof(Elf64_Phdr))
 			return fail(err, "bad program header size");
 	} else {
 		Elf32_Ehdr eh;
@@ -135,40 +137,73 @@ static int read_phdrs(const uint8_t *buf, size_t len, struct phdr *out,
 		if (len < sizeof(eh))
 			return fail(err, "truncated ELF header");
 		memcpy(&eh, buf, sizeof(eh));
-		phoff = eh.e_phoff;
-		phentsize = eh.e_phentsize;
-		phnum = eh.e_phnum;
-		if (phentsize != sizeof(Elf32_Phdr))
+		*phoff = eh.e_phoff;
+		*phentsize = eh.e_phentsize;
+		*phnum = eh.e_phnum;
+		info->machine = eh.e_machine;
+		info->e_entry = eh.e_entry;
+		if (*phentsize != sizeof(Elf32_Phdr))
 			return fail(err, "bad program header size");
 	}
+	return 0;
+}
+
+static int read_phdrs(const uint8_t *buf, size_t len, struct elf_info *info,
+		      struct phdr *out, int *n, char *err)
+{
+	uint64_t phoff = 0, phentsize = 0, phnum = 0;
+
+	if (read_ehdr(buf, len, info, &phoff, &phentsize, &phnum, err) < 0)
+		return -1;
 	if (!phnum || phnum > 64 || !in_file(len, phoff, phnum * phentsize))
 		return fail(err, "program headers missing or outside the file");
 	for (uint64_t i = 0; i < phnum; i++) {
 		const uint8_t *ph = buf + phoff + i * phentsize;
 
-		if (is64) {
+		if (info->is64) {
 			Elf64_Phdr h;
 
 			memcpy(&h, ph, sizeof(h));
-			out[i] = (struct phdr){ h.p_type, h.p_offset, h.p_paddr,
-						h.p_filesz, h.p_memsz };
+			out[i] = (struct phdr){ h.p_type, h.p_offset, h.p_vaddr,
+						h.p_paddr, h.p_filesz,
+						h.p_memsz };
 		} else {
 			Elf32_Phdr h;
 
 			memcpy(&h, ph, sizeof(h));
-			out[i] = (struct phdr){ h.p_type, h.p_offset, h.p_paddr,
-						h.p_filesz, h.p_memsz };
+			out[i] = (struct phdr){ h.p_type, h.p_offset, h.p_vaddr,
+						h.p_paddr, h.p_filesz,
+						h.p_memsz };
 		}
 	}
 	*n = (int)phnum;
 	return 0;
 }
 
-int elf_pvh_parse(const uint8_t *buf, size_t len, struct elf_pvh_info *info,
-		  char *err)
+static int add_segment(size_t len, const struct phdr *h, int i,
+		       struct elf_info *info, char *err)
+{
+	if (h->filesz > h->memsz)
+		return fail(err, "segment %d has more file bytes than "
+			    "memory bytes", i);
+	if (!h->memsz)
+		return 0;
+	if (info->nseg == ELF_MAX_SEGMENTS)
+		return fail(err, "more than %d loadable segments",
+			    ELF_MAX_SEGMENTS);
+	if (!in_file(len, h->offset, h->filesz))
+		return fail(err, "segment %d lies outside the file", i);
+	if (h->paddr + h->memsz < h->paddr)
+		return fail(err, "segment %d wraps around", i);
+	info->seg[info->nseg++] = (struct elf_segment){
+		h->paddr, h->memsz, h->filesz, h->offset, h->vaddr };
+	return 0;
+}
+
+int elf_parse(const uint8_t *buf, size_t len, struct elf_info *info,
+	      char *err)
 {
 	struct phdr ph[64];
-	bool have_entry = false;
 	int n = 0;
 
 	memset(info, 0, sizeof(*info));
@@ -177,36 +212,38 @@ int elf_pvh_parse(const uint8_t *buf, size_t len, struct elf_pvh_info *info,
 	if ((buf[EI_CLASS] != ELFCLASS64 && buf[EI_CLASS] != ELFCLASS32) ||
 	    buf[EI_DATA] != ELFDATA2LSB)
 		return fail(err, "not a little-endian ELF32/ELF64 file");
-	if (read_phdrs(buf, len, ph, &n, err) < 0)
+	if (read_phdrs(buf, len, info, ph, &n, err) < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		const struct phdr *h = &ph[i];
 
 		if (h->type == PT_NOTE && in_file(len, h->offset, h->filesz) &&
-		    !have_entry)
-			have_entry = find_pvh_note(buf + h->offset, h->filesz,
-						   &info->entry);
-		if (h->type != PT_LOAD)
-			continue;
-		if (h->filesz > h->memsz)
-			return fail(err, "segment %d has more file bytes than "
-				    "memory bytes", i);
-		if (!h->memsz)
-			continue;
-		if (info->nseg == ELF_MAX_SEGMENTS)
-			return fail(err, "more than %d loadable segments",
-				    ELF_MAX_SEGMENTS);
-		if (!in_file(len, h->offset, h->filesz))
-			return fail(err, "segment %d lies outside the file", i);
-		if (h->paddr + h->memsz < h->paddr)
-			return fail(err, "segment %d wraps around", i);
-		info->seg[info->nseg++] = (struct elf_segment){
-			h->paddr, h->memsz, h->filesz, h->offset };
+		    !info->has_pvh_note)
+			info->has_pvh_note = find_pvh_note(buf + h->offset,
+							   h->filesz,
+							   &info->pvh_entry);
+		if (h->type == PT_LOAD &&
+		    add_segment(len, h, i, info, err) < 0)
+			return -1;
 	}
-	if (!have_entry)
+	return 0;
+}
+
+int elf_pvh_parse(const uint8_t *buf, size_t len, struct elf_pvh_info *info,
+		  char *err)
+{
+	struct elf_info e;
+
+	memset(info, 0, sizeof(*info));
+	if (elf_parse(buf, len, &e, err) < 0)
+		return -1;
+	if (!e.has_pvh_note)
 		return fail(err, "no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY)");
-	if (!info->nseg)
+	if (!e.nseg)
 		return fail(err, "no loadable segments");
+	info->entry = e.pvh_entry;
+	info->nseg = e.nseg;
+	memcpy(info->seg, e.seg, sizeof(e.seg));
 	return 0;
 }
 

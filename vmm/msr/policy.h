@@ -32,7 +32,10 @@
  * on writes.  minivmm never writes a host MSR.
  *
  * Later rules win, per MSR and per direction.  `default` sets what MSRs no
- * rule names get (allow unless said otherwise); the last one wins.  A preset
+ * rule names get (allow unless said otherwise); the last one wins.  A
+ * default of deny or ignore leaves the architectural MSRs (arch.h: EFER,
+ * PAT, MTRRs, ...) to KVM: it is for MSRs neither a rule nor the
+ * architecture covers.  A preset
  * expands in place, so rules after it refine it.  x2APIC MSRs 0x800-0x8ff
  * are always handled by KVM: rules there may only allow.
  *
@@ -73,10 +76,12 @@ struct msr_entry {
 	uint64_t value;		/* value=V, emulate=V, host=V; else 0 */
 };
 
-/* Origins that are no rule: the built-in default, and the x2APIC MSRs
- * (always KVM's, shown as allow). */
+/* Origins that are no rule: the built-in default, the x2APIC MSRs
+ * (always KVM's, shown as allow), and the architectural MSRs a deny or
+ * ignore default does not reach (arch.h). */
 #define MSR_ORIGIN_DEFAULT	0u
 #define MSR_ORIGIN_X2APIC	1u
+#define MSR_ORIGIN_ARCH		2u
 
 /* [first, last] (inclusive) with one entry per enum msr_dir. */
 struct msr_span {

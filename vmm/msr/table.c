@@ -8,6 +8,7 @@
  * came from (origin) so later errors can point at it.
  */
 #include "vmm/msr/policy.h"
+#include "vmm/msr/arch.h"
 #include "vmm/msr/names.h"
 #include "vmm/msr/table.h"
 
@@ -19,7 +20,8 @@
 
 #define ORIGIN_DEFAULT	MSR_ORIGIN_DEFAULT
 #define ORIGIN_X2APIC	MSR_ORIGIN_X2APIC
-#define NBUILTIN	2u	/* origins before the first rule's */
+#define ORIGIN_ARCH	MSR_ORIGIN_ARCH
+#define NBUILTIN	3u	/* origins before the first rule's */
 
 void msr_policy_init(struct msr_policy *p)
 {
@@ -43,6 +45,8 @@ const char *msr_policy_origin(const struct msr_policy *p, uint32_t origin)
 		return "built-in default";
 	if (origin == ORIGIN_X2APIC)
 		return "x2APIC, always handled by KVM";
+	if (origin == ORIGIN_ARCH)
+		return "architectural, left to KVM";
 	if (origin - NBUILTIN < p->norigins)
 		return p->origins[origin - NBUILTIN];
 	return "?";
@@ -164,10 +168,11 @@ static struct msr_entry resolve_none(const struct msr_policy *p,
 {
 	struct msr_entry e = p->def;
 
-	if (in_x2apic(index)) {
+	if (in_x2apic(index) ||
+	    (p->def.action != MSR_ACT_ALLOW && msr_arch_covers(index))) {
 		memset(&e, 0, sizeof(e));
 		e.action = MSR_ACT_ALLOW;
-		e.origin = ORIGIN_X2APIC;
+		e.origin = in_x2apic(index) ? ORIGIN_X2APIC : ORIGIN_ARCH;
 		return e;
 	}
 	e.flags |= MSR_F_DEFAULT;
@@ -214,7 +219,8 @@ static bool same_row(const struct msr_entry *a, const struct msr_entry *b)
 {
 	return msr_entry_same(a, b) &&
 	       (a->flags & MSR_F_DEFAULT) == (b->flags & MSR_F_DEFAULT) &&
-	       (a->origin == ORIGIN_X2APIC) == (b->origin == ORIGIN_X2APIC);
+	       (a->origin == ORIGIN_X2APIC) == (b->origin == ORIGIN_X2APIC) &&
+	       (a->origin == ORIGIN_ARCH) == (b->origin == ORIGIN_ARCH);
 }
 
 static void vec_push(struct span_vec *vec, uint64_t lo, uint64_t hi,
@@ -245,20 +251,29 @@ static void vec_push(struct span_vec *vec, uint64_t lo, uint64_t hi,
 	vec->n++;
 }
 
-/* Emits [lo, hi] with unnamed directions resolved, cut at the x2APIC
- * boundaries because the resolution differs there. */
+/* The first index after lo where resolve_none may answer differently:
+ * an x2APIC or architectural-list edge. */
+static uint64_t next_edge(uint64_t lo)
+{
+	uint64_t e = msr_arch_next_edge(lo);
+
+	if (lo < MSR_X2APIC_FIRST && e > MSR_X2APIC_FIRST)
+		e = MSR_X2APIC_FIRST;
+	else if (lo <= MSR_X2APIC_LAST && e > MSR_X2APIC_LAST + 1ull)
+		e = MSR_X2APIC_LAST + 1ull;
+	return e;
+}
+
+/* Emits [lo, hi] with unnamed directions resolved, cut at the x2APIC and
+ * architectural edges because the resolution differs there. */
 static void emit(const struct msr_policy *p, struct span_vec *vec, uint64_t lo,
 		 uint64_t hi, const struct msr_entry *named)
 {
-	static const uint64_t cuts[] = { MSR_X2APIC_FIRST, MSR_X2APIC_LAST + 1ull,
-					 1ull << 32 };
-
-	for (size_t c = 0; c < 3 && lo <= hi; c++) {
-		uint64_t end = cuts[c] - 1 < hi ? cuts[c] - 1 : hi;
+	while (lo <= hi) {
+		uint64_t edge = next_edge(lo);
+		uint64_t end = edge - 1 < hi ? edge - 1 : hi;
 		struct msr_entry e[2];
 
-		if (lo > end)
-			continue;
 		for (int d = 0; d < 2; d++)
 			e[d] = named && named[d].action != MSR_ACT_NONE ?
 			       named[d] : resolve_none(p, (uint32_t)lo);
@@ -357,11 +372,17 @@ static void print_row(FILE *out, const struct msr_span *s)
 	msr_entry_format(rd, sizeof(rd), &s->e[0]);
 	msr_entry_format(wr, sizeof(wr), &s->e[1]);
 	fprintf(out, "%-21s  %-22s %-22s ", range, rd, wr);
-	if (s->e[0].origin == ORIGIN_X2APIC)
+	if (s->e[0].origin == ORIGIN_X2APIC) {
 		fprintf(out, "(x2APIC: always KVM)");
-	else if (s->e[0].flags & s->e[1].flags & MSR_F_DEFAULT)
+		a = b = NULL;
+	} else if (s->e[0].flags & s->e[1].flags & MSR_F_DEFAULT) {
 		fprintf(out, "(default)");
-	else if (s->first == s->last && a)
+		a = b = NULL;
+	} else if (s->e[0].origin == ORIGIN_ARCH &&
+		   s->e[1].origin == ORIGIN_ARCH) {
+		fprintf(out, "(architectural) ");
+	}
+	if (s->first == s->last && a)
 		fprintf(out, "%s", a);
 	else if (a && b)
 		fprintf(out, "%s..%s", a, b);

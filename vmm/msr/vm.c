@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/msr/vm.h"
+#include "vmm/cpuid.h"
 #include "vmm/kvm_compat.h"
+#include "vmm/msr/cpuid_layer.h"
 #include "vmm/msr/exit.h"
 #include "vmm/msr/filter.h"
 #include "vmm/msr/names.h"
+#include "vmm/pvm/emulate.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/kvm.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #define ERR_LEN	256
 
@@ -26,6 +31,25 @@ struct msr_vm {
 	struct msr_exit_ctx ctx;
 	struct msr_emul_store *stores;	/* one per vCPU */
 };
+
+/* The CPUID-gated MSRs, from the CPUID the guest will get (no layer if
+ * /dev/kvm cannot be asked: the VM would not start anyway). */
+static int cpuid_layer(struct msr_policy *p, const struct vmm_config *cfg,
+		       char *err, size_t errlen)
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	struct kvm_cpuid2 *c = fd >= 0 ? cpuid_guest_table(fd, cfg->cpuid) :
+			       NULL;
+	int r = 0;
+
+	if (c)
+		r = msr_cpuid_layer(p, c, emulate_host_ring0_emulated(), err,
+				    errlen);
+	free(c);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
 
 /* A policy file's text kept in a snapshot, line by line as the file. */
 static int load_text(struct msr_policy *p, const char *name,
@@ -57,6 +81,8 @@ int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,
 	char err[ERR_LEN];
 
 	msr_policy_init(p);
+	if (cpuid_layer(p, cfg, err, sizeof(err)))
+		goto fail;
 	if (policy_file && cfg->msr_policy_text &&
 	    policy_file == cfg->msr_policy) {
 		if (load_text(p, policy_file, cfg->msr_policy_text, err,

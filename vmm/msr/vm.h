@@ -14,7 +14,8 @@
 
 struct vm;
 
-/* The policy from --msr-policy, --msr and --msr-default, in that order.
+/* The policy: the CPUID layer (cpuid_layer.h), then --msr-policy, --msr
+ * and --msr-default, in that order.
  * 0, or -1 after printing one "minivmm: error: FILE:LINE:COL: ..." line.
  * The caller frees p either way. */
 int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,

@@ -2,6 +2,7 @@
 /* Completing, in the VMM, the guest instructions the host's emulator
  * rejects (see emulate.h for the list and the reasons). */
 #include "vmm/pvm/emulate.h"
+#include "vmm/pvm/emulate_sys.h"
 #include "vmm/pvm/insn_decode.h"
 #include "vmm/pagewalk.h"
 #include "vmm/memory.h"
@@ -387,6 +388,10 @@ bool emulate_failure(void *ctx, struct vcpu *v)
 		ok = do_fwait(v, &st);
 		break;
 	case INSN_OTHER:
+		break;
+	default:	/* emulate_sys.h */
+		ok = emulate_sys(&(struct sys_insn){ e->mem, e->stats, v, &st.r,
+			&st.s, st.pw, st.long64 }, &in);
 		break;
 	}
 	if (ok)

@@ -143,6 +143,74 @@ static enum insn_op popcnt(const uint8_t *b, size_t n, size_t off,
 	return finish(in, INSN_POPCNT, read_modrm(b, n, off, p->rex, in), p);
 }
 
+/* 66 0f ae /6 and /7 with a memory operand: clwb, clflushopt (without
+ * 66 they are xsaveopt and clflush, which the host emulates). */
+static enum insn_op cache_op(const uint8_t *b, size_t n, size_t off,
+			     const struct prefixes *p, struct insn *in)
+{
+	int end;
+
+	if (!p->opsize || p->rep || p->repne || p->lock)
+		return INSN_OTHER;
+	end = read_modrm(b, n, off, p->rex, in);
+	if (end < 0 || in->rm_reg != GPR_NONE ||
+	    ((in->reg & 7) != 6 && (in->reg & 7) != 7))
+		return INSN_OTHER;
+	return finish(in, (in->reg & 7) == 6 ? INSN_CLWB : INSN_CLFLUSHOPT,
+		      end, p);
+}
+
+/* 0f 38 f0/f1 (movbe; with f2 it is crc32) and 66 0f 38 82 (invpcid).
+ * Register forms decode too: both are #UD. */
+static enum insn_op three_byte(const uint8_t *b, size_t n, size_t off,
+			       const struct prefixes *p, struct insn *in)
+{
+	uint8_t op;
+
+	if (off >= n || p->rep || p->repne || p->lock)
+		return INSN_OTHER;
+	op = b[off];
+	if (op == 0x82 && p->opsize)
+		return finish(in, INSN_INVPCID,
+			      read_modrm(b, n, off + 1, p->rex, in), p);
+	if (op != 0xf0 && op != 0xf1)
+		return INSN_OTHER;
+	in->opsize = p->rex & REX_W ? 8 : p->opsize ? 2 : 4;
+	return finish(in, op == 0xf0 ? INSN_MOVBE_LOAD : INSN_MOVBE_STORE,
+		      read_modrm(b, n, off + 1, p->rex, in), p);
+}
+
+/* Opcodes without operands to decode: int3, fwait, int n, and the 0f 01
+ * group's clac, stac, xgetbv and rdpru. */
+static enum insn_op simple(const uint8_t *buf, size_t n, struct insn *out)
+{
+	static const struct { uint8_t b2; enum insn_op op; } grp7[] = {
+		{ 0xca, INSN_CLAC }, { 0xcb, INSN_STAC },
+		{ 0xd0, INSN_XGETBV }, { 0xfd, INSN_RDPRU },
+	};
+
+	if (buf[0] == 0xcc || buf[0] == 0x9b) {
+		out->op = buf[0] == 0xcc ? INSN_INT3 : INSN_FWAIT;
+		out->len = 1;
+		return out->op;
+	}
+	if (buf[0] == 0xcd && n >= 2) {
+		out->op = INSN_INT_N;
+		out->imm = buf[1];
+		out->len = 2;
+		return out->op;
+	}
+	if (n < 3 || buf[0] != 0x0f || buf[1] != 0x01)
+		return INSN_OTHER;
+	for (size_t i = 0; i < sizeof(grp7) / sizeof(grp7[0]); i++)
+		if (buf[2] == grp7[i].b2) {
+			out->op = grp7[i].op;
+			out->len = 3;
+			return out->op;
+		}
+	return INSN_OTHER;
+}
+
 enum insn_op insn_decode64(const uint8_t *buf, size_t n, struct insn *out)
 {
 	struct prefixes p;
@@ -155,23 +223,18 @@ enum insn_op insn_decode64(const uint8_t *buf, size_t n, struct insn *out)
 	off = read_prefixes(buf, n, &p);
 	if (off < 0)
 		return INSN_OTHER;
-	if (off == 0 && (buf[0] == 0xcc || buf[0] == 0x9b)) {
-		out->op = buf[0] == 0xcc ? INSN_INT3 : INSN_FWAIT;
-		out->len = 1;
+	if (off == 0 && simple(buf, n, out) != INSN_OTHER)
 		return out->op;
-	}
-	if (off == 0 && n >= 3 && buf[0] == 0x0f && buf[1] == 0x01 &&
-	    (buf[2] == 0xca || buf[2] == 0xcb)) {
-		out->op = buf[2] == 0xca ? INSN_CLAC : INSN_STAC;
-		out->len = 3;
-		return out->op;
-	}
 	if ((size_t)off + 2 > n || buf[off] != 0x0f)
 		return INSN_OTHER;
 	if (buf[off + 1] == 0xc7)
 		return cmpxchg16b(buf, n, (size_t)off + 2, &p, out);
 	if (buf[off + 1] == 0xb8)
 		return popcnt(buf, n, (size_t)off + 2, &p, out);
+	if (buf[off + 1] == 0xae)
+		return cache_op(buf, n, (size_t)off + 2, &p, out);
+	if (buf[off + 1] == 0x38)
+		return three_byte(buf, n, (size_t)off + 2, &p, out);
 	return INSN_OTHER;
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Decoding the few guest instructions the VMM completes itself when the
- * host KVM's instruction emulator gives up on them (see emulate.h): int3
- * cmpxchg16b, clac, stac, popcnt and fwait, in 64-bit mode.  Pure functions on byte buffers, so they
- * can be unit-tested and fuzzed; anything else decodes as INSN_OTHER.
+ * host KVM's instruction emulator gives up on them (see emulate.h): int3,
+ * cmpxchg16b, clac, stac, popcnt and fwait, and (emulate_sys.h) int n,
+ * xgetbv, clwb, clflushopt, movbe, invpcid and rdpru, in 64-bit mode.
+ * Pure functions on byte buffers, so they can be unit-tested and fuzzed;
+ * anything else decodes as INSN_OTHER.
  */
 #ifndef MINIVMM_INSN_DECODE_H
 #define MINIVMM_INSN_DECODE_H
@@ -20,6 +22,14 @@ enum insn_op {
 	INSN_STAC,		/* 0f 01 cb */
 	INSN_POPCNT,		/* f3 [REX] 0f b8 /r: reg = popcount(r/m) */
 	INSN_FWAIT,		/* 9b */
+	INSN_INT_N,		/* cd ib: imm = the vector */
+	INSN_XGETBV,		/* 0f 01 d0 */
+	INSN_RDPRU,		/* 0f 01 fd */
+	INSN_CLWB,		/* 66 0f ae /6 m8 */
+	INSN_CLFLUSHOPT,	/* 66 0f ae /7 m8 */
+	INSN_MOVBE_LOAD,	/* [66|REX.W] 0f 38 f0 /r: reg = bswap(r/m) */
+	INSN_MOVBE_STORE,	/* [66|REX.W] 0f 38 f1 /r: r/m = bswap(reg) */
+	INSN_INVPCID,		/* 66 0f 38 82 /r: type reg, descriptor m128 */
 };
 
 /* General registers in x86 encoding order (ModRM/SIB numbers). */
@@ -34,7 +44,8 @@ enum insn_seg { SEG_DEFAULT, SEG_FS, SEG_GS };
 struct insn {
 	enum insn_op op;
 	unsigned int len;	/* bytes, prefixes included */
-	unsigned int opsize;	/* operand bytes: 2, 4 or 8 (INSN_POPCNT) */
+	unsigned int opsize;	/* operand bytes: 2, 4 or 8 (popcnt, movbe) */
+	uint8_t imm;		/* INSN_INT_N */
 	int reg;		/* ModRM.reg operand (enum insn_reg) */
 	int rm_reg;		/* register r/m operand, GPR_NONE: memory */
 	/* The memory operand: seg:[base + index*scale + disp], or

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define POLICY_TEXT_MAX	(1u << 20)
-#define MAX_ENTRIES	(32 + CLI_MAX_MSR_RULES)
+#define MAX_ENTRIES	(32 + CLI_MAX_MSR_RULES + CLI_MAX_DISKS)
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -65,6 +65,17 @@ static void kv_u(struct enc *e, const char *k, uint64_t v)
 	kv(e, k, num);
 }
 
+/* As --disk takes it: PATH[,ro][,serial=S]. */
+static void kv_disk(struct enc *e, const struct disk_opt *d)
+{
+	char v[CLI_PATH_MAX + 48];
+
+	snprintf(v, sizeof(v), "%s%s%s%s", d->path, d->ro ? ",ro" : "",
+		 d->has_serial ? ",serial=" : "", d->has_serial ? d->serial :
+		 "");
+	kv(e, "disk", v);
+}
+
 int snap_config_encode(const struct vmm_config *cfg, struct snap_buf *b,
 		       char *err, size_t errlen)
 {
@@ -95,6 +106,9 @@ int snap_config_encode(const struct vmm_config *cfg, struct snap_buf *b,
 	for (int i = 0; i < cfg->n_msr_rules; i++)
 		kv(&e, "msr", cfg->msr_rules[i]);
 	kv(&e, "msr-default", cfg->msr_default);
+	for (unsigned int i = 0; i < cfg->ndisks; i++)
+		kv_disk(&e, &cfg->disks[i]);
+	kv_u(&e, "rng", cfg->rng);
 	free(text);
 	snap_put_u32(b, e.n);
 	snap_put(b, e.body.p, e.body.len);
@@ -143,10 +157,12 @@ static int set_num(struct dec *d, const char *k, const char *v)
 		if (num(d, k, v, ECAM_OFF, &x))
 			return -1;
 		m->ecam = (enum ecam_mode)x;
-	} else if (!strcmp(k, "pci-pio") || !strcmp(k, "xen-platform")) {
+	} else if (!strcmp(k, "pci-pio") || !strcmp(k, "xen-platform") ||
+		   !strcmp(k, "rng")) {
 		if (num(d, k, v, 1, &x))
 			return -1;
-		*(k[0] == 'p' ? &m->pci_pio : &m->xen_platform) = x;
+		*(k[0] == 'p' ? &m->pci_pio : k[0] == 'x' ? &m->xen_platform :
+		  &m->rng) = x;
 	} else if (!strcmp(k, "pci-buses")) {
 		if (num(d, k, v, 256, &x) || !x)
 			return fail(d->err, d->errlen, "config: bad pci-buses");
@@ -177,6 +193,17 @@ static int set_str(struct dec *d, const char *k, const char *v)
 		if (m->n_msr_rules == CLI_MAX_MSR_RULES)
 			return fail(d->err, d->errlen, "config: too many msr");
 		m->msr_rules[m->n_msr_rules++] = v;
+		return 0;
+	}
+	if (!strcmp(k, "disk")) {
+		char why[160];
+
+		if (m->ndisks == CLI_MAX_DISKS)
+			return fail(d->err, d->errlen, "config: too many disks");
+		if (cli_parse_disk(v, &m->disks[m->ndisks], why,
+				   sizeof(why)) < 0)
+			return fail(d->err, d->errlen, "config: disk: %s", why);
+		m->ndisks++;
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -293,17 +320,63 @@ static const char *conflict(const struct vmm_config *u,
 	return NULL;
 }
 
+/* --disk at a restore may point a disk at another file (a copy of the
+ * image as it was at the snapshot), not change what the guest sees. */
+static bool same_disks(const struct vmm_config *u, const struct vmm_config *s)
+{
+	if (u->ndisks != s->ndisks)
+		return false;
+	for (unsigned int i = 0; i < u->ndisks; i++) {
+		const struct disk_opt *a = &u->disks[i], *b = &s->disks[i];
+
+		if (a->ro != b->ro || a->has_serial != b->has_serial ||
+		    strcmp(a->serial, b->serial))
+			return false;
+	}
+	return true;
+}
+
+static void disks_of(const struct vmm_config *s, char *out, size_t len)
+{
+	size_t at = 0;
+
+	out[0] = 0;
+	for (unsigned int i = 0; i < s->ndisks && at < len; i++)
+		at += (size_t)snprintf(out + at, len - at, "%s%s%s%s%s",
+				       i ? "; " : "", s->disks[i].path,
+				       s->disks[i].ro ? ",ro" : "",
+				       s->disks[i].has_serial ? ",serial=" : "",
+				       s->disks[i].serial);
+}
+
 int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 		      char *err, size_t errlen)
 {
 	const struct vmm_config *s = &c->m;
 	const char *opt = conflict(cfg, s);
+	char list[120];
 
 	if (opt)
 		return fail(err, errlen, "%s conflicts with the snapshot's "
 			    "machine (%llu MiB, %u vCPUs; restore without it)",
 			    opt, (unsigned long long)(s->mem_size >> 20),
 			    s->cpus);
+	if ((cfg->given & GIVEN_DISK) && !same_disks(cfg, s)) {
+		disks_of(s, list, sizeof(list));
+		return fail(err, errlen, "--disk conflicts with the snapshot's "
+			    "%u disk(s) (%s): give as many, with the same ro "
+			    "and serial, or none", s->ndisks,
+			    s->ndisks ? list : "none");
+	}
+	if ((cfg->given & GIVEN_RNG) && !s->rng)
+		return fail(err, errlen, "--rng conflicts with the snapshot's "
+			    "machine (it has no virtio-rng; restore without "
+			    "it)");
+	if (!(cfg->given & GIVEN_DISK)) {
+		cfg->ndisks = s->ndisks;
+		memcpy(cfg->disks, s->disks, sizeof(cfg->disks));
+	}
+	cfg->rng = s->rng;
 	cfg->mem_size = s->mem_size;
 	cfg->cpus = s->cpus;
 	cfg->ecam = s->ecam;

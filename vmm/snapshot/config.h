@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The CONFIG section: the machine options a snapshot was made with
- * (memory, vCPUs, PCI, Xen device, MSR policy with its file's text, and
- * for the record the firmware, payload and command line), and how they
- * combine with the options given to --restore: run options (console,
- * timeout, stats, sandbox, snapshots) are free; a machine option given
- * again must agree with the snapshot's value, else the restore is refused.
+ * (memory, vCPUs, PCI, Xen device, MSR policy with its file's text, the
+ * virtio disks and rng, and for the record the firmware, payload and
+ * command line), and how they combine with the options given to
+ * --restore: run options (console, timeout, stats, sandbox, snapshots)
+ * are free; a machine option given again must agree with the snapshot's
+ * value, else the restore is refused.  --disk may name other image files
+ * (a copy), with the same count, ro flags and serials.
  */
 #ifndef MINIVMM_SNAPSHOT_CONFIG_H
 #define MINIVMM_SNAPSHOT_CONFIG_H

@@ -57,10 +57,13 @@ enum snap_type {
 	SNAP_SEC_RAM		= 64,	/* instance: 0 low RAM, 1 high RAM */
 	SNAP_SEC_ROM		= 65,
 	SNAP_SEC_XEN_BAR1	= 66,
+	SNAP_SEC_VIRTIO		= 80,	/* instance: bdf; transport, queues,
+					 * MSI-X (devices/virtio/state.h) */
 	/* Reserved for the devices that come next (docs/snapshot.md):
-	 * 80 virtio transport (instance bdf), 81 virtqueue (bdf << 8 | q),
-	 * 82 virtio-blk, 83 virtio-rng, 84 virtio-net, 85 virtio-console,
-	 * 97 fw_cfg, 98 QEMU test devices. */
+	 * 81 virtqueue (unused: queues are in 80), 82 virtio-blk, 83
+	 * virtio-rng (neither has state beyond 80), 84 virtio-net, 85
+	 * virtio-console, 96 syscall completion (per vCPU), 97 fw_cfg, 98
+	 * QEMU test devices. */
 };
 
 #define SNAP_F_MEMORY		0x1u	/* page-aligned memory image */

@@ -28,7 +28,11 @@ struct platform {
 	uint64_t null_mmio;		/* an address nothing decodes */
 	uint64_t ram_buf;		/* RAM for the bandwidth cases */
 	uint64_t ram_buf_size;		/* 0: not enough RAM */
+	uint64_t blk_buf;		/* BLK_BUF_BYTES for virtio-blk; 0:
+					 * not enough RAM */
 };
+
+#define BLK_BUF_BYTES	(4ull << 20)
 
 #define PCI_BDF_OF(bus, dev, fn) ((uint32_t)(bus) << 8 | (dev) << 3 | (fn))
 
@@ -60,5 +64,11 @@ struct bench_opts {
 
 static int bench_run_cases(const struct platform *p,
 			   const struct bench_opts *o);
+
+/* ---- blk.c: the virtio-blk cases ---- */
+
+/* BENCH line words of the blk case just timed (milli-ns per op, 0 if the
+ * TSC rate is unknown). */
+static void blk_extra(char *buf, size_t len, uint64_t milli_ns);
 
 #endif

@@ -313,6 +313,26 @@ static const char *s_ramuc(struct ctx *c, struct run *r)
 	return s_ram_bw(c, r, MT_UC);
 }
 
+static const char *s_blk_rr(struct ctx *c, struct run *r)
+{
+	return blk_setup(c->p, r, true, 4096, VIRTIO_BLK_T_IN, 1);
+}
+
+static const char *s_blk_rr32(struct ctx *c, struct run *r)
+{
+	return blk_setup(c->p, r, true, 4096, VIRTIO_BLK_T_IN, 32);
+}
+
+static const char *s_blk_sr(struct ctx *c, struct run *r)
+{
+	return blk_setup(c->p, r, false, 1u << 20, VIRTIO_BLK_T_IN, 4);
+}
+
+static const char *s_blk_sw(struct ctx *c, struct run *r)
+{
+	return blk_setup(c->p, r, false, 1u << 20, VIRTIO_BLK_T_OUT, 4);
+}
+
 static const struct bcase {
 	const char *name;
 	int ring;
@@ -344,6 +364,10 @@ static const struct bcase {
 	{ "ramuc_read", 3, s_ramuc },
 	{ "ramuc_write", 3, s_ramuc },
 	{ "ramuc_copy", 3, s_ramuc },
+	{ "blk_rand4k_qd1", 3, s_blk_rr },
+	{ "blk_rand4k_qd32", 3, s_blk_rr32 },
+	{ "blk_seqrd1m", 3, s_blk_sr },
+	{ "blk_seqwr1m", 3, s_blk_sw },
 	{ "syscall", 3, s_syscall },
 	{ "int80", 3, s_int80 },
 };

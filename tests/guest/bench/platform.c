@@ -279,6 +279,15 @@ static void pick_addresses(struct platform *p, const struct hvm_start_info *si,
 			break;
 		}
 	}
+	/* The virtio-blk buffers, clear of the bandwidth buffer. */
+	for (uint64_t a = 0x4000000; a + BLK_BUF_BYTES <= FOUR_GIB / 2;
+	     a += 0x200000) {
+		if (in_memmap(si, a, BLK_BUF_BYTES, true) &&
+		    !overlaps(a, BLK_BUF_BYTES, p->ram_buf, p->ram_buf_size)) {
+			p->blk_buf = a;
+			break;
+		}
+	}
 }
 
 static void platform_discover(struct platform *p,

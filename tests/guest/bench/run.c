@@ -119,6 +119,7 @@ struct run {
 	int ring;
 	bool gp_idt;		/* rdmsr/wrmsr #GP: use the skipping IDT */
 	bool bw;		/* a bandwidth case: add mbps= */
+	bool blk;		/* a virtio-blk case: blk_extra() words */
 };
 
 struct idt_gate {
@@ -179,7 +180,10 @@ static void report(const char *name, const struct run *r, uint64_t iters,
 
 	bench_summarize(samples, o->repeats, &l.cycles);
 	ns = bench_cycles_to_ns(l.cycles.median, o->tsc_khz);
-	if (r->bw && ns) {	/* 64 bytes per op: MB/s = 64e6 / milli-ns */
+	if (r->blk) {
+		blk_extra(more, sizeof(more), ns);
+		l.extra = more;
+	} else if (r->bw && ns) {	/* 64 bytes per op: MB/s = 64e6 / milli-ns */
 		gsnprintf(more, sizeof(more), "%s mbps=%llu", extra,
 			  (unsigned long long)(64000000ull / ns));
 		l.extra = more;

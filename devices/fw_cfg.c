@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#include "devices/fw_cfg.h"
+
+#include <string.h>
+
+#define OFF_SELECTOR	0
+#define OFF_DATA	1
+#define KEY_MASK	0x3fff	/* bit 14: write, bit 15: arch-specific */
+
+void fw_cfg_init(struct fw_cfg *f, uint64_t ram_size, unsigned int ncpus)
+{
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->lock, NULL);
+	f->ram_size = ram_size;
+	f->ncpus = (uint16_t)ncpus;
+}
+
+void fw_cfg_destroy(struct fw_cfg *f)
+{
+	pthread_mutex_destroy(&f->lock);
+}
+
+static void put_le(uint8_t *b, uint64_t v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		b[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* The selected item's bytes; returns its length (0: none). */
+static unsigned int item(const struct fw_cfg *f, uint8_t b[FW_CFG_ITEM_MAX])
+{
+	if (f->selector & ~KEY_MASK)	/* no arch-specific items */
+		return 0;
+	switch (f->selector) {
+	case FW_CFG_SIGNATURE:
+		memcpy(b, "QEMU", 4);
+		return 4;
+	case FW_CFG_ID:
+		put_le(b, 1, 4);
+		return 4;
+	case FW_CFG_RAM_SIZE:
+		put_le(b, f->ram_size, 8);
+		return 8;
+	case FW_CFG_NB_CPUS:
+	case FW_CFG_MAX_CPUS:
+		put_le(b, f->ncpus, 2);
+		return 2;
+	case FW_CFG_FILE_DIR:
+		memset(b, 0, 4);	/* big-endian count: no files */
+		return 4;
+	}
+	return 0;
+}
+
+static void fw_cfg_read(void *opaque, uint64_t off, uint8_t *data,
+			uint32_t len)
+{
+	struct fw_cfg *f = opaque;
+	uint8_t b[FW_CFG_ITEM_MAX];
+	unsigned int n;
+
+	if (off != OFF_DATA) {
+		memset(data, 0xff, len);	/* the selector reads nothing */
+		return;
+	}
+	pthread_mutex_lock(&f->lock);
+	n = item(f, b);
+	for (uint32_t i = 0; i < len; i++)
+		data[i] = f->offset < n ? b[f->offset++] : 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+static void fw_cfg_write(void *opaque, uint64_t off, const uint8_t *data,
+			 uint32_t len)
+{
+	struct fw_cfg *f = opaque;
+
+	/* Only the 16-bit selector write; data writes are ignored, as QEMU
+	 * has done since 2.4. */
+	if (off != OFF_SELECTOR || len != 2)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->selector = (uint16_t)(data[0] | data[1] << 8);
+	f->offset = 0;
+	pthread_mutex_unlock(&f->lock);
+}
+
+const struct bus_ops fw_cfg_ops = {
+	.read = fw_cfg_read,
+	.write = fw_cfg_write,
+};

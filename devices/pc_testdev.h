@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * QEMU's pc-testdev, the ISA test device the kvm-unit-tests drive:
+ *
+ *   0xe0-0xe3  a 32-bit scratch register: writes of 1, 2 or 4 bytes
+ *              replace those bytes, reads return them
+ *   0xe4       a 32-bit write of a guest-physical address makes the host
+ *              unmap that page for a moment, so the hypervisor's next
+ *              access to it faults it back in (flush_page callback)
+ *   0xe8-0xeb  the same scratch register, byte by byte
+ *   0x2000+n   a byte write of v sets ISA interrupt line n (n < 24) to
+ *              !!v; wider writes are ignored, as QEMU ignores them
+ *   MMIO 0xff000000, 64 KiB: plain memory, but every access exits
+ *
+ * What the VMM does with lines and page flushes is its business, through
+ * the callbacks.
+ */
+#ifndef MINIVMM_PC_TESTDEV_H
+#define MINIVMM_PC_TESTDEV_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "vmm/bus.h"
+
+#define PC_TESTDEV_PORT		0xe0
+#define PC_TESTDEV_PORTS_LEN	12		/* 0xe0-0xeb */
+#define PC_TESTDEV_IRQ_PORT	0x2000
+#define PC_TESTDEV_IRQ_LINES	24
+#define PC_TESTDEV_IOMEM	0xff000000ull
+#define PC_TESTDEV_IOMEM_LEN	0x10000u
+
+struct pc_testdev {
+	pthread_mutex_t lock;
+	uint32_t scratch;
+	uint8_t iomem[PC_TESTDEV_IOMEM_LEN];
+	void (*irq_line)(void *ctx, uint32_t line, int level);
+	void (*flush_page)(void *ctx, uint64_t gpa);
+	void *ctx;
+};
+
+void pc_testdev_init(struct pc_testdev *d,
+		     void (*irq_line)(void *ctx, uint32_t line, int level),
+		     void (*flush_page)(void *ctx, uint64_t gpa), void *ctx);
+void pc_testdev_destroy(struct pc_testdev *d);
+
+/* Each registered with opaque = the device: the ports at PC_TESTDEV_PORT,
+ * the lines at PC_TESTDEV_IRQ_PORT, the memory at PC_TESTDEV_IOMEM. */
+extern const struct bus_ops pc_testdev_port_ops;
+extern const struct bus_ops pc_testdev_irq_ops;
+extern const struct bus_ops pc_testdev_iomem_ops;
+
+#endif

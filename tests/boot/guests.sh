@@ -1,0 +1,76 @@
+#!/bin/bash
+# minivmm's own guest payloads through the test runner: every entry of
+# tests/guest/unittests.cfg (hello, emulate, the firmware payloads under
+# each configuration), one PASS/FAIL line each, then what the runner's
+# files and logs must hold.
+. "$(dirname "$0")/lib.sh"
+
+MANIFEST=tests/guest/unittests.cfg
+timeout -k 5 600 "$MINIVMM" test -j 2 --kernel-dir "$GUESTS" \
+	--logs "$TMP/logs" --tap "$TMP/guests.tap" --junit "$TMP/guests.xml" \
+	"$MANIFEST" >"$TMP/run.out" 2>"$TMP/run.err"
+status=$?
+while read -r verdict name rest; do
+	case $verdict in
+	PASS) pass "guest/$name" ;;
+	FAIL | TIMEOUT) fail "guest/$name" "$verdict $rest (log: $TMP/logs/$name.log)"
+		sed 's/^/    /' "$TMP/logs/$name.log" | tail -n 15 ;;
+	esac
+done <"$TMP/run.out"
+[ "$status" = 0 ] && pass guests-status ||
+	fail guests-status "minivmm test exited $status: $(cat "$TMP/run.err")"
+
+# Each firmware payload said so itself, not just by powering off.
+for log in "$TMP"/logs/mtrr-*.log "$TMP"/logs/tables-*.log; do
+	elf=fwmtrr
+	case $log in *tables-*) elf=fwtables ;; esac
+	grep -q "^$elf: all checks passed" "$log" ||
+		{ fail "$(basename "$log" .log)-said" "no '$elf: all checks passed'"; continue; }
+done
+grep -q '^mtrr: AP #3: 28 MSRs as expected' "$TMP/logs/mtrr-c4.log" &&
+	pass mtrr-c4-all-aps || fail mtrr-c4-all-aps "AP #3 not checked"
+
+# The CI files: TAP counts every entry, JUnit parses.
+n=$(grep -c '^\[' "$MANIFEST")
+grep -q "^1\.\.$n\$" "$TMP/guests.tap" && pass guests-tap ||
+	fail guests-tap "no 1..$n plan"
+[ "$(grep -c '^ok ' "$TMP/guests.tap")" = "$n" ] && pass guests-tap-ok ||
+	fail guests-tap-ok "not every entry ok"
+python3 -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+s = r.find("testsuite")
+assert int(s.get("tests")) == int(sys.argv[2]), s.get("tests")
+assert int(s.get("failures")) == 0' "$TMP/guests.xml" "$n" 2>"$TMP/xml.err" &&
+	pass guests-junit || fail guests-junit "$(cat "$TMP/xml.err")"
+
+# Bad input to the runner: one line, status 2, before anything runs.
+printf '[a]\nsmp = many\n' >"$TMP/bad.cfg"
+printf '[a]\nfile = hello.elf\n' >"$TMP/one.cfg"
+runner_bad() {
+	local name=$1 want=$2
+	shift 2
+	vm "$name" 30 test --logs "$TMP/logs-bad" "$@"
+	if [ "$status" = 2 ] && [ "$(wc -l <"$TMP/$name.err")" = 1 ] &&
+	   grep -q -- "$want" "$TMP/$name.err"; then
+		pass "$name"
+	else
+		fail "$name" "status $status, expected 2 and one line with '$want'"
+	fi
+}
+runner_bad bad-test-manifest "bad.cfg:2: smp 'many'" "$TMP/bad.cfg"
+runner_bad bad-test-missing "cannot open" "$TMP/nope.cfg"
+runner_bad bad-test-name "no test 'b'" "$TMP/one.cfg" b
+runner_bad bad-test-jobs "expected 1..64" -j 0 "$TMP/one.cfg"
+runner_bad bad-test-timeout "expected seconds" --timeout soon "$TMP/one.cfg"
+runner_bad bad-test-peer "expected qemu" --peer xen "$TMP/one.cfg"
+runner_bad bad-test-noargs "no manifest"
+vm test-fail 60 test --logs "$TMP/logs-f" --kernel-dir "$GUESTS" \
+	"$TMP/one.cfg"
+expect test-fail 0 '^PASS a '
+printf '[t]\nfile = triple.elf\n[s]\nfile = spin.elf\ntimeout = 1\n' \
+	>"$TMP/fail.cfg"
+vm test-fails 60 test --logs "$TMP/logs-f" --kernel-dir "$GUESTS" \
+	"$TMP/fail.cfg"
+expect test-fails 1 '^FAIL t \(minivmm: triple fault'
+grep -q '^TIMEOUT s (timeout; duration=1s)' "$TMP/test-fails.out" &&
+	pass test-fails-timeout || fail test-fails-timeout "no TIMEOUT line"
