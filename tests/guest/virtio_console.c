@@ -157,14 +157,17 @@ static void receive(const char *what, unsigned int vec)
 	unsigned int at;
 
 	ngot = 0;
+	/* Interrupts are taken only inside irq_wait(): one that came while
+	 * they were off is pending and taken there, before the buffers are
+	 * looked at. */
 	while (rdtsc() < end) {
 		uint64_t n = irq_count(vec);
 
 		gv_want_interrupt(&d.q[VIRTIO_CONSOLE_RXQ]);
-		if (take_rx())
-			break;
 		if (irq_wait(vec, n + 1, CYCLES / 20) > n)
 			wakes++;
+		if (take_rx())
+			break;
 	}
 	at = (unsigned int)gsnprintf(line, sizeof(line), "vconsole: %s ", what);
 	for (unsigned int i = 0; i < ngot; i++)
