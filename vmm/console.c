@@ -94,8 +94,9 @@ void console_flush(struct console *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Line-buffered to a file or pipe; byte-at-a-time to a terminal, where a
- * shell prompt without a newline must appear at once. */
+/* Line-buffered to a file or pipe; to a terminal, whatever one call
+ * brought (the UART's byte, virtio-console's buffer) at once, where a
+ * shell prompt without a newline must appear. */
 static void write_from(struct console *c, unsigned int i, const uint8_t *buf,
 		       size_t n)
 {
@@ -106,9 +107,11 @@ static void write_from(struct console *c, unsigned int i, const uint8_t *buf,
 		if (c->src[i].len == CONSOLE_BUF)
 			flush_src(c, i);
 		c->src[i].buf[c->src[i].len++] = (char)buf[k];
-		if (buf[k] == '\n' || c->out_is_tty)
+		if (buf[k] == '\n' && !c->out_is_tty)
 			flush_src(c, i);
 	}
+	if (c->out_is_tty)
+		flush_src(c, i);
 	pthread_mutex_unlock(&c->lock);
 }
 
