@@ -52,6 +52,7 @@ enum snap_type {
 	SNAP_SEC_PCI_BUS	= 51,	/* CF8 */
 	SNAP_SEC_PCI_FN		= 52,	/* instance: bdf */
 	SNAP_SEC_SNAPCTL	= 53,	/* the snapshot control page */
+	SNAP_SEC_SYSCALL	= 96,	/* syscall completion, per vCPU */
 	/* 64..79: memory images (SNAP_F_MEMORY) */
 	SNAP_SEC_RAM		= 64,	/* instance: 0 low RAM, 1 high RAM */
 	SNAP_SEC_ROM		= 65,
@@ -62,8 +63,8 @@ enum snap_type {
 					 * input not yet in the guest */
 	/* Reserved for the devices that come next (docs/snapshot.md):
 	 * 81 virtqueue (unused: queues are in 80), 82 virtio-blk, 83
-	 * virtio-rng (neither has state beyond 80), 84 virtio-net, 96
-	 * syscall completion (per vCPU), 97 fw_cfg, 98 QEMU test devices. */
+	 * virtio-rng (neither has state beyond 80), 84 virtio-net, 97
+	 * fw_cfg, 98 QEMU test devices. */
 };
 
 #define SNAP_F_MEMORY		0x1u	/* page-aligned memory image */
