@@ -45,6 +45,7 @@ enum cli_given {
 	GIVEN_XEN_BAR_MTRR = 1u << 10, GIVEN_MSR_POLICY = 1u << 11,
 	GIVEN_MSR = 1u << 12, GIVEN_MSR_DEFAULT = 1u << 13,
 	GIVEN_DISK = 1u << 14, GIVEN_RNG = 1u << 15,
+	GIVEN_CONSOLE_DEVICE = 1u << 16,
 };
 
 struct vmm_config {
@@ -78,6 +79,7 @@ struct vmm_config {
 	struct disk_opt disks[CLI_MAX_DISKS];
 	unsigned int ndisks;
 	bool rng;
+	bool console_virtio;		/* --console-device virtio */
 	bool exit_qemu;			/* --exit-style qemu */
 	bool pci_testdev;		/* --pci-testdev on */
 	const char *cpuid;		/* --cpuid +flag,-flag,... */
