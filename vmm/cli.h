@@ -14,6 +14,7 @@
 enum console_mode { CONSOLE_STDIO, CONSOLE_NONE, CONSOLE_FILE };
 enum ecam_mode { ECAM_RO, ECAM_TRAP, ECAM_OFF };
 enum xen_bar_mtrr { XEN_BAR_WB, XEN_BAR_UC };
+enum syscall_fix { SYSCALL_FIX_AUTO, SYSCALL_FIX_ON, SYSCALL_FIX_OFF };
 
 #define CLI_MAX_MSR_RULES	64
 #define CLI_MAX_DISKS		8
@@ -45,7 +46,7 @@ enum cli_given {
 	GIVEN_MSR = 1u << 12, GIVEN_MSR_DEFAULT = 1u << 13,
 	GIVEN_DISK = 1u << 14, GIVEN_RNG = 1u << 15,
 	GIVEN_EXIT_STYLE = 1u << 16, GIVEN_CPUID = 1u << 17,
-	GIVEN_PCI_TESTDEV = 1u << 18,
+	GIVEN_PCI_TESTDEV = 1u << 18, GIVEN_SYSCALL_FIX = 1u << 19,
 };
 
 struct vmm_config {
@@ -94,6 +95,7 @@ struct vmm_config {
 	/* Set by a restore: the MSR policy file's text, as it was. */
 	const char *msr_policy_text;
 	uint32_t given;			/* enum cli_given bits */
+	enum syscall_fix syscall_fix;	/* pvm/syscall.h */
 };
 
 enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_ERROR };

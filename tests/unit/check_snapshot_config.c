@@ -27,7 +27,7 @@ static const struct {
 	{ "msr-policy", "preset:xen-strict" }, { "msr", "0x174 deny" },
 	{ "msr-default", "ignore" }, { "disk", "/nonexistent.img,serial=s1" },
 	{ "rng", NULL }, { "exit-style", "qemu" }, { "cpuid", "-x2apic" },
-	{ "pci-testdev", "on" },
+	{ "pci-testdev", "on" }, { "syscall-fix", "off" },
 };
 
 /* What the guest was loaded from: saved, refused at any restore. */

@@ -113,6 +113,7 @@ int snap_config_encode(const struct vmm_config *cfg, struct snap_buf *b,
 	kv_u(&e, "exit-style", cfg->exit_qemu);
 	kv(&e, "cpuid", cfg->cpuid);
 	kv_u(&e, "pci-testdev", cfg->pci_testdev);
+	kv_u(&e, "syscall-fix", cfg->syscall_fix);
 	free(text);
 	snap_put_u32(b, e.n);
 	snap_put(b, e.body.p, e.body.len);
@@ -186,6 +187,10 @@ static int set_num(struct dec *d, const char *k, const char *v)
 		if (num(d, k, v, 256, &x) || !x)
 			return fail(d->err, d->errlen, "config: bad pci-buses");
 		m->pci_buses = (unsigned int)x;
+	} else if (!strcmp(k, "syscall-fix")) {
+		if (num(d, k, v, SYSCALL_FIX_OFF, &x))
+			return -1;
+		m->syscall_fix = (enum syscall_fix)x;
 	} else if (!strcmp(k, "xen-bar-mtrr")) {
 		if (num(d, k, v, XEN_BAR_UC, &x))
 			return -1;
@@ -353,6 +358,11 @@ static const char *conflict(const struct vmm_config *u,
 		return "--cpuid";
 	if ((g & GIVEN_PCI_TESTDEV) && u->pci_testdev != s->pci_testdev)
 		return "--pci-testdev";
+	/* auto and on act alike on every host (on where ring 0 is
+	 * emulated, off elsewhere); off is off. */
+	if ((g & GIVEN_SYSCALL_FIX) && (u->syscall_fix == SYSCALL_FIX_OFF) !=
+				       (s->syscall_fix == SYSCALL_FIX_OFF))
+		return "--syscall-fix";
 	return NULL;
 }
 
@@ -427,6 +437,7 @@ int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 	cfg->exit_qemu = s->exit_qemu;
 	cfg->cpuid = s->cpuid;
 	cfg->pci_testdev = s->pci_testdev;
+	cfg->syscall_fix = s->syscall_fix;
 	cfg->msr_policy = s->msr_policy;
 	cfg->msr_policy_text = s->msr_policy_text;
 	cfg->msr_default = s->msr_default;

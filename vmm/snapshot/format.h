@@ -59,13 +59,14 @@ enum snap_type {
 	SNAP_SEC_XEN_BAR1	= 66,
 	SNAP_SEC_VIRTIO		= 80,	/* instance: bdf; transport, queues,
 					 * MSI-X (devices/virtio/state.h) */
+	SNAP_SEC_SYSCALL	= 96,	/* syscall completion, per vCPU */
 	SNAP_SEC_FW_CFG		= 97,	/* selector and offset */
 	SNAP_SEC_TESTDEV	= 98,	/* QEMU test devices; instance
 					 * SNAP_TESTDEV_PC or _PCI */
 	/* Reserved for the devices that come next (docs/snapshot.md):
 	 * 81 virtqueue (unused: queues are in 80), 82 virtio-blk, 83
 	 * virtio-rng (neither has state beyond 80), 84 virtio-net, 85
-	 * virtio-console, 96 syscall completion (per vCPU). */
+	 * virtio-console. */
 };
 
 #define SNAP_TESTDEV_PC		0u	/* pc-testdev (ISA) */
