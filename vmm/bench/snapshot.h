@@ -13,22 +13,10 @@
 #ifndef MINIVMM_BENCH_SNAPSHOT_H
 #define MINIVMM_BENCH_SNAPSHOT_H
 
-#include <stddef.h>
-#include <stdint.h>
-
 struct bench_run;
-struct bench_result;
 
 void bench_run_snapshot(struct bench_run *b);
 /* Steps bench_run_snapshot reports progress for. */
 unsigned int bench_snapshot_steps(const struct bench_run *b);
-/* A /proc/PID/smaps_rollup field (Rss, Pss...) in KiB, or -1. */
-long bench_smaps_kib(int pid, const char *key);
-/* A row of the snapshot group from n samples (ns, sorted in place):
- * median, p10, p90; a
- * failed row (b->failed) without samples. */
-struct bench_result *bench_snapshot_row(struct bench_run *b, const char *name,
-					uint64_t *ns, size_t n,
-					const char *note);
 
 #endif

@@ -2,7 +2,7 @@
 /* The Linux rows of the snapshot group (snapshot_linux.h). */
 #include "vmm/bench/snapshot_linux.h"
 #include "vmm/bench/run.h"
-#include "vmm/bench/snapshot.h"
+#include "vmm/bench/snapshot_rows.h"
 
 #include <signal.h>
 #include <stdio.h>
