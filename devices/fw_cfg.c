@@ -20,6 +20,26 @@ void fw_cfg_destroy(struct fw_cfg *f)
 	pthread_mutex_destroy(&f->lock);
 }
 
+void fw_cfg_get_state(struct fw_cfg *f, struct fw_cfg_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_lock(&f->lock);
+	s->selector = f->selector;
+	s->offset = f->offset;
+	pthread_mutex_unlock(&f->lock);
+}
+
+int fw_cfg_set_state(struct fw_cfg *f, const struct fw_cfg_state *s)
+{
+	if (s->reserved || s->offset > FW_CFG_ITEM_MAX)
+		return -1;
+	pthread_mutex_lock(&f->lock);
+	f->selector = s->selector;
+	f->offset = s->offset;
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
 static void put_le(uint8_t *b, uint64_t v, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)

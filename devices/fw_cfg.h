@@ -42,6 +42,18 @@ struct fw_cfg {
 void fw_cfg_init(struct fw_cfg *f, uint64_t ram_size, unsigned int ncpus);
 void fw_cfg_destroy(struct fw_cfg *f);
 
+/* For snapshots: the guest-visible cursor.  The items themselves follow
+ * from the machine (RAM size, vCPUs), which a restore rebuilds. */
+struct fw_cfg_state {
+	uint16_t selector;
+	uint16_t reserved;		/* 0 */
+	uint32_t offset;		/* <= FW_CFG_ITEM_MAX */
+};
+
+void fw_cfg_get_state(struct fw_cfg *f, struct fw_cfg_state *s);
+/* 0, or -1 (nothing changed) for a state the device cannot be in. */
+int fw_cfg_set_state(struct fw_cfg *f, const struct fw_cfg_state *s);
+
 /* Register at FW_CFG_PORT for FW_CFG_PORTS_LEN ports. */
 extern const struct bus_ops fw_cfg_ops;
 

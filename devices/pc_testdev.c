@@ -22,6 +22,31 @@ void pc_testdev_destroy(struct pc_testdev *d)
 	pthread_mutex_destroy(&d->lock);
 }
 
+void pc_testdev_get_state(struct pc_testdev *d, struct pc_testdev_state *s)
+{
+	pthread_mutex_lock(&d->lock);
+	s->scratch = d->scratch;
+	s->levels = d->levels;
+	memcpy(s->iomem, d->iomem, sizeof(s->iomem));
+	pthread_mutex_unlock(&d->lock);
+}
+
+int pc_testdev_set_state(struct pc_testdev *d,
+			 const struct pc_testdev_state *s)
+{
+	if (s->levels >> PC_TESTDEV_IRQ_LINES)
+		return -1;
+	pthread_mutex_lock(&d->lock);
+	d->scratch = s->scratch;
+	d->levels = s->levels;
+	memcpy(d->iomem, s->iomem, sizeof(d->iomem));
+	for (uint32_t n = 0; n < PC_TESTDEV_IRQ_LINES && d->irq_line; n++)
+		if (d->levels & 1u << n)
+			d->irq_line(d->ctx, n, 1);
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}
+
 /* Byte i of the scratch register for port offset off (0xe0 and 0xe8
  * alias it); 4 or more for the flush port. */
 static unsigned int scratch_byte(uint64_t off)
@@ -85,7 +110,14 @@ static void irq_write(void *opaque, uint64_t off, const uint8_t *data,
 
 	if (len != 1 || off >= PC_TESTDEV_IRQ_LINES || !d->irq_line)
 		return;
+	/* Under the lock, so that a snapshot's levels are the lines'. */
+	pthread_mutex_lock(&d->lock);
+	if (data[0])
+		d->levels |= 1u << off;
+	else
+		d->levels &= ~(1u << off);
 	d->irq_line(d->ctx, (uint32_t)off, data[0] != 0);
+	pthread_mutex_unlock(&d->lock);
 }
 
 static void iomem_read(void *opaque, uint64_t off, uint8_t *data,

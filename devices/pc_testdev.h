@@ -33,6 +33,7 @@
 struct pc_testdev {
 	pthread_mutex_t lock;
 	uint32_t scratch;
+	uint32_t levels;		/* bit n: line n is high */
 	uint8_t iomem[PC_TESTDEV_IOMEM_LEN];
 	void (*irq_line)(void *ctx, uint32_t line, int level);
 	void (*flush_page)(void *ctx, uint64_t gpa);
@@ -43,6 +44,20 @@ void pc_testdev_init(struct pc_testdev *d,
 		     void (*irq_line)(void *ctx, uint32_t line, int level),
 		     void (*flush_page)(void *ctx, uint64_t gpa), void *ctx);
 void pc_testdev_destroy(struct pc_testdev *d);
+
+/* For snapshots: everything the guest can see or has set. */
+struct pc_testdev_state {
+	uint32_t scratch;
+	uint32_t levels;		/* bits 0..23 */
+	uint8_t iomem[PC_TESTDEV_IOMEM_LEN];
+};
+
+void pc_testdev_get_state(struct pc_testdev *d, struct pc_testdev_state *s);
+/* 0, or -1 (nothing changed) for a state the device cannot be in.  Lines
+ * that were high are raised again through irq_line (a restored machine's
+ * interrupt controller must see their sources asserted). */
+int pc_testdev_set_state(struct pc_testdev *d,
+			 const struct pc_testdev_state *s);
 
 /* Each registered with opaque = the device: the ports at PC_TESTDEV_PORT,
  * the lines at PC_TESTDEV_IRQ_PORT, the memory at PC_TESTDEV_IOMEM. */

@@ -241,3 +241,29 @@ void pci_testdev_bar_moved(struct pci_testdev *d, int bar, bool mapped,
 	}
 	pthread_mutex_unlock(&d->lock);
 }
+
+void pci_testdev_get_state(struct pci_testdev *d, struct pci_testdev_state *s)
+{
+	pthread_mutex_lock(&d->lock);
+	s->current = d->current;
+	for (int i = 0; i < NTESTS; i++)
+		s->count[i] = le32(d->t[i].hdr + HDR_COUNT);
+	pthread_mutex_unlock(&d->lock);
+}
+
+int pci_testdev_set_state(struct pci_testdev *d,
+			  const struct pci_testdev_state *s)
+{
+	if (s->current < -1 || s->current >= NTESTS)
+		return -1;
+	pthread_mutex_lock(&d->lock);
+	if (d->current >= 0)
+		arm(d, d->current, false);
+	for (int i = 0; i < NTESTS; i++)
+		put32(d->t[i].hdr + HDR_COUNT, s->count[i]);
+	d->current = s->current;
+	if (d->current >= 0)
+		arm(d, d->current, true);
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}

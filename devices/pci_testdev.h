@@ -65,4 +65,18 @@ struct pci_testdev *pci_testdev_create(struct pci_bus *bus, uint32_t bdf,
 void pci_testdev_bar_moved(struct pci_testdev *d, int bar, bool mapped,
 			   uint64_t addr);
 
+/* For snapshots: the selected test and every test's count.  The rest of
+ * each header is fixed; BAR placement is the PCI function's own section,
+ * which must be loaded first (the selected eventfd test is armed again
+ * where its BAR decodes). */
+struct pci_testdev_state {
+	int32_t current;		/* -1: none; else 0..5 */
+	uint32_t count[2 * PCI_TESTDEV_TESTS];
+};
+
+void pci_testdev_get_state(struct pci_testdev *d, struct pci_testdev_state *s);
+/* 0, or -1 (nothing changed) for a state the device cannot be in. */
+int pci_testdev_set_state(struct pci_testdev *d,
+			  const struct pci_testdev_state *s);
+
 #endif

@@ -393,4 +393,44 @@ static void rtc_write(void *opaque, uint64_t off, const uint8_t *data,
 		r->changed(r->ctx);
 }
 
+void rtc_get_state(struct rtc *r, struct rtc_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	pthread_mutex_lock(&r->lock);
+	s->index = r->index;
+	memcpy(s->cmos, r->cmos, sizeof(s->cmos));
+	s->offset_s = r->offset_s;
+	s->frozen_s = r->frozen_s;
+	s->seen_s = r->seen_s;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Bounds keep every date computation far from overflow (±2^40 s is
+ * some 35 000 years). */
+static bool sane_seconds(int64_t s)
+{
+	return s > -(1ll << 40) && s < 1ll << 40;
+}
+
+int rtc_set_state(struct rtc *r, const struct rtc_state *s)
+{
+	for (size_t i = 0; i < sizeof(s->reserved); i++)
+		if (s->reserved[i])
+			return -1;
+	if ((s->cmos[RTC_REG_A] & RTC_A_UIP) || (s->cmos[RTC_REG_C] & 0x0f) ||
+	    !sane_seconds(s->offset_s) || !sane_seconds(s->frozen_s) ||
+	    !sane_seconds(s->seen_s))
+		return -1;
+	pthread_mutex_lock(&r->lock);
+	r->index = s->index;
+	memcpy(r->cmos, s->cmos, sizeof(r->cmos));
+	r->offset_s = s->offset_s;
+	r->frozen_s = s->frozen_s;
+	r->seen_s = s->seen_s;
+	pthread_mutex_unlock(&r->lock);
+	if (r->changed)
+		r->changed(r->ctx);
+	return 0;
+}
+
 const struct bus_ops rtc_ops = { .read = rtc_read, .write = rtc_write };

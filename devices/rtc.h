@@ -79,6 +79,24 @@ uint64_t rtc_next_event_ns(struct rtc *r);
  * if the alarm registers can never match. */
 uint64_t rtc_next_alarm_ns(struct rtc *r);
 
+/* For snapshots.  The clock is kept as its offset from host UTC, so a
+ * restored RTC goes on telling the time the guest set, run on by the
+ * time the snapshot sat on disk, as a battery-backed clock does over a
+ * power-off; seen_s is in guest seconds. */
+struct rtc_state {
+	uint8_t index;
+	uint8_t reserved[7];		/* 0 */
+	uint8_t cmos[RTC_CMOS_SIZE];
+	int64_t offset_s;
+	int64_t frozen_s;
+	int64_t seen_s;
+};
+
+void rtc_get_state(struct rtc *r, struct rtc_state *s);
+/* 0, or -1 (nothing changed) for a state the chip cannot be in.  Calls
+ * the changed callback: the next event moved. */
+int rtc_set_state(struct rtc *r, const struct rtc_state *s);
+
 /* Registered at RTC_PORT for RTC_PORTS_LEN ports. */
 extern const struct bus_ops rtc_ops;
 

@@ -20,7 +20,8 @@
 #define fail(...)	fw_fail(ABI_FW_FAIL_FDT, __VA_ARGS__)
 #define FOUR_GIB	0x100000000ull
 
-enum node_kind { N_OTHER, N_ROOT, N_MEMORY, N_CPUS, N_CPU, N_CHOSEN, N_PCI };
+enum node_kind { N_OTHER, N_ROOT, N_MEMORY, N_CPUS, N_CPU, N_CHOSEN, N_PCI,
+		 N_SNAPCTL };
 
 struct seen {
 	bool compatible, address_cells, size_cells, memory, cpus;
@@ -163,6 +164,24 @@ static void chosen_prop(struct machine *m, const struct prop *p,
 		minivmm_prop(m, p, seen);
 }
 
+/* MMIO below 4 GiB, page-aligned, clear of RAM: the memory map and the
+ * DSDT reserve it for the VMM. */
+static void snapctl_reg(struct machine *m, const struct prop *p)
+{
+	uint64_t r[2];
+
+	if (p->len != 16)
+		fail("/%s reg must be <u64 address, u64 size>",
+		     ABI_SNAPCTL_NODE);
+	prop_u64s(p, r, 2);
+	if (!r[1] || (r[0] | r[1]) & 0xfff || r[0] >= FOUR_GIB ||
+	    r[1] > FOUR_GIB - r[0])
+		fail("/%s reg [0x%llx, +0x%llx) is not a page range below "
+		     "4 GiB", ABI_SNAPCTL_NODE,
+		     (unsigned long long)r[0], (unsigned long long)r[1]);
+	m->snapctl = (struct mem_range){ r[0], r[1] };
+}
+
 static void node_props(const void *fdt, int node, enum node_kind kind,
 		       struct machine *m, struct seen *seen)
 {
@@ -183,6 +202,8 @@ static void node_props(const void *fdt, int node, enum node_kind kind,
 			chosen_prop(m, &p, seen);
 		} else if (kind == N_PCI) {
 			machine_pci_prop(m, &p, &seen->pci);
+		} else if (kind == N_SNAPCTL && prop_is(&p, "reg")) {
+			snapctl_reg(m, &p);
 		}
 	}
 	if (off != -FDT_ERR_NOTFOUND)
@@ -199,6 +220,9 @@ static enum node_kind classify(const char *name, int depth)
 		return N_CHOSEN;
 	if (depth == 1 && !strcmp(name, ABI_PCI_NODE))
 		return N_PCI;
+	if (depth == 1 && !memcmp(name, ABI_SNAPCTL_NODE "@",
+				  sizeof(ABI_SNAPCTL_NODE)))
+		return N_SNAPCTL;
 	if (depth == 2 && !memcmp(name, "cpu@", 4))
 		return N_CPU;
 	return N_OTHER;
@@ -301,6 +325,8 @@ static void check_complete(const struct machine *m, const struct seen *s)
 	if ((m->payload == PAYLOAD_PVH || m->payload == PAYLOAD_MULTIBOOT) &&
 	    !s->pvh_range)
 		fail("payload without %s", ABI_PROP_PAYLOAD_RANGE);
+	if (m->snapctl.size && m->snapctl.start < m->low_ram_end)
+		fail("/%s overlaps RAM", ABI_SNAPCTL_NODE);
 	machine_pci_check(m, &s->pci);
 }
 

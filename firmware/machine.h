@@ -69,6 +69,7 @@ struct machine {
 	unsigned int n_low;
 	bool has_initrd;
 	struct mem_range initrd;
+	struct mem_range snapctl;	/* size 0: none; reserved MMIO */
 	struct machine_pci pci;
 };
 

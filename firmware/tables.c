@@ -41,6 +41,8 @@ static uint64_t build_acpi(const struct machine *m, const struct pci_state *p)
 		/* COM1 and the RTC are ISA devices; no VGA, no 8042. */
 		.iapc_boot_arch = ACPI_BOOT_LEGACY_DEVICES | ACPI_BOOT_NO_VGA,
 		.rtc = true,
+		.snapctl_base = m->snapctl.start,
+		.snapctl_size = m->snapctl.size,
 	};
 	uint64_t rsdp;
 	size_t used;
@@ -120,6 +122,14 @@ unsigned int tables_e820(const struct machine *m, struct e820_entry *out,
 		};
 
 		n = (int)insert(out, (unsigned int)n, cap, &ecam);
+	}
+	if (m->snapctl.size) {
+		const struct e820_entry snapctl = {
+			.addr = m->snapctl.start, .size = m->snapctl.size,
+			.type = E820_RESERVED,
+		};
+
+		n = (int)insert(out, (unsigned int)n, cap, &snapctl);
 	}
 	return (unsigned int)n;
 }

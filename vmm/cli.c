@@ -342,7 +342,16 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_MSR_DEFAULT, GIVEN_MSR_DEFAULT },
 	{ OPT_DISK, GIVEN_DISK }, { OPT_RNG, GIVEN_RNG },
 	{ OPT_CONSOLE_DEVICE, GIVEN_CONSOLE_DEVICE },
+	{ OPT_EXIT_STYLE, GIVEN_EXIT_STYLE }, { OPT_CPUID, GIVEN_CPUID },
+	{ OPT_PCI_TESTDEV, GIVEN_PCI_TESTDEV },
+	{ OPT_SYSCALL_FIX, GIVEN_SYSCALL_FIX },
 };
+
+const char *cli_option_name(size_t i)
+{
+	return i < sizeof(options) / sizeof(options[0]) ? options[i].name
+							 : NULL;
+}
 
 static void mark_given(struct vmm_config *cfg, int c)
 {

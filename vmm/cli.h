@@ -45,7 +45,9 @@ enum cli_given {
 	GIVEN_XEN_BAR_MTRR = 1u << 10, GIVEN_MSR_POLICY = 1u << 11,
 	GIVEN_MSR = 1u << 12, GIVEN_MSR_DEFAULT = 1u << 13,
 	GIVEN_DISK = 1u << 14, GIVEN_RNG = 1u << 15,
-	GIVEN_CONSOLE_DEVICE = 1u << 16,
+	GIVEN_EXIT_STYLE = 1u << 16, GIVEN_CPUID = 1u << 17,
+	GIVEN_PCI_TESTDEV = 1u << 18, GIVEN_SYSCALL_FIX = 1u << 19,
+	GIVEN_CONSOLE_DEVICE = 1u << 20,
 };
 
 struct vmm_config {
@@ -108,5 +110,9 @@ void cli_usage(FILE *out);
  * CONFIG section keeps it).  0, or -1 with why in err. */
 int cli_parse_disk(const char *v, struct disk_opt *d, char *err,
 		   size_t errlen);
+/* The i-th long option's name, or NULL past the last (for the test that
+ * every option is either saved in snapshots or known not to shape the
+ * machine: tests/unit/check_snapshot_config.c). */
+const char *cli_option_name(size_t i);
 
 #endif

@@ -2,6 +2,7 @@
 /* Snapshot sections of the UART and the ACPI PM block (device_snap.h). */
 #include "vmm/device_snap.h"
 #include "devices/uart16550.h"
+#include "vmm/platform_snap.h"
 #include "vmm/virtio_vm.h"
 #include "vmm/vm.h"
 
@@ -67,5 +68,7 @@ int device_snap_register(struct vm *vm)
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (snap_add_state(&vm->snap_reg, &ops[i]) < 0)
 			return -1;
+	if (platform_snap_register(vm) < 0)
+		return -1;
 	return virtio_vm_snap_register(vm);
 }

@@ -372,6 +372,29 @@ static int xen_load(void *ctx, const uint8_t *data, size_t len, char *err,
 	       bad_section(err, errlen, "Xen platform") : 0;
 }
 
+static int testdev_save(void *ctx, struct snap_buf *out)
+{
+	struct pci_testdev_state st;
+
+	pci_testdev_get_state(ctx, &st);
+	snap_put(out, &st, sizeof(st));
+	return 0;
+}
+
+/* After the function's own section: its BARs decode again, so the
+ * selected eventfd test is armed where they are. */
+static int testdev_load(void *ctx, const uint8_t *data, size_t len,
+			char *err, size_t errlen)
+{
+	struct pci_testdev_state st;
+
+	if (len != sizeof(st))
+		return bad_section(err, errlen, "pci-testdev");
+	memcpy(&st, data, sizeof(st));
+	return pci_testdev_set_state(ctx, &st) ?
+	       bad_section(err, errlen, "pci-testdev") : 0;
+}
+
 /* CF8, every present function's config space and BAR placement, the Xen
  * device's protocol state and its BAR1 RAM. */
 static int register_snapshot(struct pci_vm *p)
@@ -392,6 +415,10 @@ static int register_snapshot(struct pci_vm *p)
 		if (fn && snap_add_state(r, &o) < 0)
 			return -1;
 	}
+	o = (struct snap_state_ops){ SNAP_SEC_TESTDEV, SNAP_TESTDEV_PCI,
+		SNAP_PHASE_DEVICES, testdev_save, testdev_load, p->testdev };
+	if (p->testdev && snap_add_state(r, &o) < 0)
+		return -1;
 	if (!p->xen)
 		return 0;
 	o = (struct snap_state_ops){ SNAP_SEC_XEN_PLATFORM, 0,

@@ -46,12 +46,19 @@ static void *rtc_timer(void *arg)
 	while (!p->quit) {
 		uint64_t t;
 
+		if (p->paused) {
+			pthread_cond_wait(&p->cond, &p->lock);
+			continue;
+		}
+		p->polling = true;
 		pthread_mutex_unlock(&p->lock);
 		rtc_poll(&p->rtc);
 		t = rtc_next_event_ns(&p->rtc);
 		pthread_mutex_lock(&p->lock);
-		if (p->quit)
-			break;
+		p->polling = false;
+		pthread_cond_broadcast(&p->idle);
+		if (p->quit || p->paused)
+			continue;
 		if (!t) {
 			pthread_cond_wait(&p->cond, &p->lock);
 		} else {
@@ -65,6 +72,16 @@ static void *rtc_timer(void *arg)
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
+}
+
+void platform_pause_timer(struct platform *p, bool pause)
+{
+	pthread_mutex_lock(&p->lock);
+	p->paused = pause;
+	pthread_cond_signal(&p->cond);
+	while (pause && p->polling)
+		pthread_cond_wait(&p->idle, &p->lock);
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* The thread starts with every signal blocked: signals are the main
@@ -129,6 +146,7 @@ int platform_add(struct vm *vm)
 	vm->platform = p;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
+	pthread_cond_init(&p->idle, NULL);
 	fw_cfg_init(&p->fw_cfg, vm->cfg->mem_size, vm->ncpus);
 	rtc_init(&p->rtc, realtime_ns, rtc_irq, rtc_changed, vm);
 	pc_testdev_init(&p->testdev, testdev_irq, testdev_flush, vm);
@@ -162,6 +180,7 @@ void platform_destroy(struct vm *vm)
 	fw_cfg_destroy(&p->fw_cfg);
 	pc_testdev_destroy(&p->testdev);
 	pthread_cond_destroy(&p->cond);
+	pthread_cond_destroy(&p->idle);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 	vm->platform = NULL;

@@ -25,13 +25,20 @@ struct platform {
 	pthread_t timer;
 	bool timer_started;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond;		/* wakes the timer */
+	pthread_cond_t idle;		/* the timer left rtc_poll */
 	bool quit;
+	bool paused;			/* a snapshot is being taken */
+	bool polling;			/* the timer is in rtc_poll */
 };
 
 /* Creates the devices and registers them on vm's buses; -1 after
  * printing why. */
 int platform_add(struct vm *vm);
 void platform_destroy(struct vm *vm);
+/* Stops the RTC timer from raising IRQ 8 (returns once it is out of the
+ * RTC), or lets it go on: the snapshot pause protocol's quiesce and
+ * resume for these devices. */
+void platform_pause_timer(struct platform *p, bool pause);
 
 #endif

@@ -96,7 +96,11 @@
  *           minivmm,mem32-window = <u64 base, u64 size>;
  *           minivmm,mem64-window = <u64 base, u64 size>;
  *       };
- *   };
+ *       snapshot-control@ADDR {                     (the snapshot control
+ *           compatible = "minivmm,snapshot-control";    page: MMIO the OS
+ *           reg = <u64 base, u64 size>;                 must leave alone;
+ *       };                                              reserved in e820
+ *   };                                                  and ACPI)
  */
 #define ABI_FDT_ADDR		0x10000u
 #define ABI_FDT_MAX		0x10000u
@@ -118,6 +122,8 @@
 #define ABI_PROP_IO_WINDOW	"minivmm,io-window"
 #define ABI_PROP_MEM32_WINDOW	"minivmm,mem32-window"
 #define ABI_PROP_MEM64_WINDOW	"minivmm,mem64-window"
+#define ABI_SNAPCTL_NODE	"snapshot-control"
+#define ABI_SNAPCTL_COMPATIBLE	"minivmm,snapshot-control"
 
 /* Low RAM the firmware uses for itself, reserved in the memory map it
  * hands over: GDT/TSS/IDT, the AP start-up page (SIPI vector 2; parked

@@ -129,6 +129,9 @@ static int check_config(const struct acpi_config *c, uint64_t gpa,
 		return ACPI_ERR_CONFIG;
 	if (c->sci_irq == 0 || c->sci_irq == 2 || c->sci_irq > 15)
 		return ACPI_ERR_CONFIG;
+	if (c->snapctl_size && (c->snapctl_base > FOUR_GIB ||
+				c->snapctl_size > FOUR_GIB - c->snapctl_base))
+		return ACPI_ERR_CONFIG;
 	if (!port_ok(c->pm1a_evt_port, 4) || !port_ok(c->pm1a_cnt_port, 2) ||
 	    !port_ok(c->pm_tmr_port, 4))
 		return ACPI_ERR_CONFIG;
@@ -351,6 +354,23 @@ static void dsdt_ecam(struct aml *a, const struct acpi_config *c)
 	aml_close(a, dev);
 }
 
+/* The snapshot control page, as ECAM: a motherboard resource. */
+static void dsdt_snapctl(struct aml *a, const struct acpi_config *c)
+{
+	size_t dev = aml_device(a, "SNAP");
+	size_t buf;
+
+	name_int(a, "_HID", EISA_PNP0C02);
+	name_int(a, "_UID", 2);
+	aml_name_decl(a, "_CRS");
+	buf = aml_buffer(a);
+	aml_res_addr(a, 8, AML_RES_MEM, AML_RES_CONSUMER, AML_MEM_RW,
+		     c->snapctl_base, c->snapctl_base + c->snapctl_size - 1);
+	aml_res_end(a);
+	aml_buffer_close(a, buf);
+	aml_close(a, dev);
+}
+
 static void sleep_state(struct aml *a, const char *name, uint8_t typ)
 {
 	size_t tok;
@@ -396,6 +416,8 @@ static size_t build_dsdt(uint8_t *p, size_t cap, const struct acpi_config *c)
 		dsdt_rtc(&a);
 	if (!c->no_ecam)
 		dsdt_ecam(&a, c);
+	if (c->snapctl_size)
+		dsdt_snapctl(&a, c);
 	aml_close(&a, tok);
 	if (a.overflow || HDR_LEN + a.len > UINT32_MAX)
 		return 0;

@@ -85,6 +85,10 @@ struct acpi_config {
 	 * resource; ecam_base is ignored, ecam_buses still gives the root
 	 * bus range. */
 	bool no_ecam;
+	/* MMIO the VMM keeps for itself (the snapshot control page): a
+	 * motherboard resource, so the OS places nothing there.  Size 0:
+	 * none. */
+	uint64_t snapctl_base, snapctl_size;
 	/* PCI I/O BAR window; must lie inside 0xd00..0xffff. */
 	uint32_t pci_io_base, pci_io_size;
 	/* 32-bit and 64-bit PCI memory windows; pci64_size 0 = none. */

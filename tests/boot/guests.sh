@@ -30,6 +30,47 @@ done
 grep -q '^mtrr: AP #3: 28 MSRs as expected' "$TMP/logs/mtrr-c4.log" &&
 	pass mtrr-c4-all-aps || fail mtrr-c4-all-aps "AP #3 not checked"
 
+# The snapshot = port entries: one snapshot per machine (ready-ram's for
+# the three 128 MiB one-vCPU entries, one each for 2 vCPUs and 512 MiB),
+# every entry restored from its group's with its own test_args.
+grep -q '^SNAPSHOT ready-ram taken in .*; 3 test(s) start from it' \
+	"$TMP/run.out" && grep -q '^SNAPSHOT ready-smp2 taken' "$TMP/run.out" &&
+	grep -q '^SNAPSHOT ready-512m taken' "$TMP/run.out" &&
+	[ "$(grep -c '^SNAPSHOT' "$TMP/run.out")" = 3 ] &&
+	pass ready-snapshots || fail ready-snapshots "$(grep SNAPSHOT "$TMP/run.out")"
+ok=1
+for t in ready-ram:ready-ram:expect-ram=128 ready-mix:ready-ram:mix=1000 \
+	ready-mix-long:ready-ram:mix=100000 ready-smp2:ready-smp2:mix=1000 \
+	ready-512m:ready-512m:expect-ram=512; do
+	IFS=: read -r name snap args <<<"$t"
+	grep -q -- "--restore $TMP/logs/$snap.snap " "$TMP/logs/$name.log" &&
+		grep -q "^ready: generation 1, args '$args" "$TMP/logs/$name.log" ||
+		{ ok=0; fail "$name-restored" "not restored from $snap.snap with its args"; }
+done
+[ $ok = 1 ] && pass ready-restored-with-args
+
+# A restored test's verdict is its own; a payload that never asks for its
+# snapshot boots in full; --no-snapshots boots every entry.
+printf '[r1]\nfile = ready.elf\ntest_args = fail\nsnapshot = port\n[r2]\nfile = ready.elf\ntest_args = mix=1000 expect=14c7af49ec6dbd6f\nsnapshot = port\n[h]\nfile = hello.elf\nsnapshot = port\n' \
+	>"$TMP/ready.cfg"
+vm ready-verdicts 60 test -j 2 --logs "$TMP/logs-r" --kernel-dir "$GUESTS" \
+	"$TMP/ready.cfg"
+expect ready-verdicts 1 '^FAIL r1 '
+grep -q '^PASS r2 ' "$TMP/ready-verdicts.out" &&
+	grep -q '^PASS h ' "$TMP/ready-verdicts.out" &&
+	grep -q '^SNAPSHOT h not taken .*boot in full' "$TMP/ready-verdicts.out" &&
+	pass ready-verdicts-each || fail ready-verdicts-each \
+	"$(cat "$TMP/ready-verdicts.out")"
+grep -q '^FAIL: failing on purpose' "$TMP/logs-r/r1.log" &&
+	grep -q 'generation 1' "$TMP/logs-r/r1.log" && pass ready-fail-own ||
+	fail ready-fail-own "r1 did not fail by itself after a restore"
+vm ready-none 60 test --no-snapshots --logs "$TMP/logs-n" \
+	--kernel-dir "$GUESTS" "$TMP/ready.cfg" r2
+expect ready-none 0 '^PASS r2 '
+grep -q "^ready: generation 0, args 'mix=1000" "$TMP/logs-n/r2.log" &&
+	! grep -q '^SNAPSHOT' "$TMP/ready-none.out" && pass ready-no-snapshots ||
+	fail ready-no-snapshots "--no-snapshots still restored"
+
 # The CI files: TAP counts every entry, JUnit parses.
 n=$(grep -c '^\[' "$MANIFEST")
 grep -q "^1\.\.$n\$" "$TMP/guests.tap" && pass guests-tap ||

@@ -24,6 +24,10 @@
 # window (MMCONFIG) reserved and in use, ACPI MCFG and APIC tables, and
 # processes making system calls at once.
 #
+# With minivmm.ready=port the init first stops at its ready point for a
+# snapshot (see below) and takes more of these words from minivmm's
+# mailbox when restored.
+#
 # Where guest ring 0 is emulated every process costs seconds, and every
 # system call milliseconds: the checks read one-line files with the
 # shell's own `read` (one system call per byte), anything longer with
@@ -41,6 +45,18 @@ echo "@@ init started, uptime $up"
 EXIT_MMIO=0xfeb00000
 mode=shell verdict=mmio cpus= xenbar= pti=
 read -r cmdline </proc/cmdline
+# minivmm.ready=port (tests/boot/linux-snapshot.sh, docs/snapshot.md): the
+# ready point.  /bin/mvsnap (tests/linux/) asks minivmm for a snapshot
+# here; a restored copy goes on with the words of ARGS= from the control
+# page's mailbox after the command line's: its test's parameters.
+case " $cmdline " in
+*" minivmm.ready=port "*)
+	/bin/mvsnap ready >/ready.env
+	while IFS= read -r line; do
+		case $line in ARGS=*) cmdline="$cmdline ${line#ARGS=}" ;; esac
+	done </ready.env
+	;;
+esac
 for w in $cmdline; do
 	case $w in
 	minivmm.init=*) mode=${w#*=} ;;

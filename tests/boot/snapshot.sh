@@ -102,6 +102,25 @@ vm plain-big 60 -m 5G --ecam trap --pci-buses 2 --kernel "$K"
 	fail restore-big "result differs from the uninterrupted run"
 rm -f "$TMP/big.snap"
 
+# The platform devices (RTC, CMOS, fw_cfg, pc-testdev: every run checks
+# them) and pci-testdev, with the machine options --exit-style, --cpuid and
+# --pci-testdev, which the restore must take from the snapshot: exit style
+# qemu turns the payload's 0 into status 1, the restored vCPUs must still
+# hide x2APIC, and pci-testdev's selected eventfd test must still swallow
+# writes.
+QEMU=(--kernel "$K" --append testdev --pci-testdev on --exit-style qemu
+      --cpuid -x2apic)
+vm plain-qemu 60 "${QEMU[@]}"
+expect plain-qemu 1 'snapshot: x2apic 0' 'guest test-exit 0x0'
+vm take-qemu 60 "${QEMU[@]}" --snapshot "$TMP/q.snap" --snapshot-at port
+expect take-qemu 0 'snapshot: requesting' 'snapshot written'
+vm restore-qemu 60 --restore "$TMP/q.snap"
+expect restore-qemu 1 'snapshot: x2apic 0' 'guest test-exit 0x0'
+[ -n "$(result plain-qemu)" ] && [ "$(result plain-qemu)" = "$(result restore-qemu)" ] &&
+	grep -q '^snapshot: 0 failures' "$TMP/restore-qemu.out" &&
+	pass restore-qemu-same-result ||
+	fail restore-qemu "result or checks differ from the uninterrupted run"
+
 # Options that agree with the snapshot are fine.
 vm agree 60 --restore "$S" -m 256M -c 2 --ecam ro "${RULES[@]}"
 expect agree 0 'generation 1' 'guest test-exit 0x0'
@@ -205,6 +224,12 @@ refuse conflict-cpus '--cpus conflicts' "$S" -c 1
 refuse conflict-ecam '--ecam conflicts' "$S" --ecam trap
 refuse conflict-xen '--xen-platform conflicts' "$S" --xen-platform off
 refuse conflict-msr 'MSR policy options conflict' "$S" --msr "0x174 deny"
+refuse conflict-testdev '--pci-testdev conflicts' "$TMP/q.snap" \
+	--pci-testdev off
+refuse conflict-exit-style '--exit-style conflicts' "$TMP/q.snap" \
+	--exit-style raw
+refuse conflict-cpuid '--cpuid conflicts' "$TMP/q.snap" --cpuid -rdrand
+refuse conflict-cpuid-none '--cpuid conflicts' "$S" --cpuid -x2apic
 vm conflict-kernel 60 --restore "$S" --kernel "$K"
 expect conflict-kernel 2 '' 'conflict with --restore'
 

@@ -6,7 +6,8 @@
  * section read and its checksum verified), and every state section the
  * parser accepts is handed to its decoder: META, CONFIG, the UART, the
  * ACPI PM block, the Xen platform device, the PCI bus and a PCI function
- * (which maps its BARs through a callback here).
+ * (which maps its BARs through a callback here), the RTC, fw_cfg and the
+ * QEMU test devices.
  *
  * Checked: accepted tables describe sections inside the input, memory
  * sections page-aligned, no two sections overlapping; the file reader
@@ -14,7 +15,11 @@
  * a PCI function loaded from any bytes maps only what it decodes.
  */
 #include "devices/acpi_pm.h"
+#include "devices/fw_cfg.h"
+#include "devices/pc_testdev.h"
 #include "devices/pci/bus.h"
+#include "devices/pci_testdev.h"
+#include "devices/rtc.h"
 #include "devices/uart16550.h"
 #include "devices/xen_platform.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -46,6 +51,57 @@ static int on_bar(struct pci_fn *fn, int bar, uint64_t old, uint64_t addr,
 		 "BAR %d mapped at %#llx where it does not decode", bar,
 		 (unsigned long long)addr);
 	return 0;
+}
+
+/* The platform devices (vmm/platform_snap.c) and pci-testdev. */
+static void platform_state(uint32_t type, uint32_t inst, const uint8_t *p,
+			   size_t len)
+{
+	static struct pc_testdev pc;
+	static struct pc_testdev_state pcs;
+
+	if (type == SNAP_SEC_RTC && len == sizeof(struct rtc_state)) {
+		struct rtc r;
+		struct rtc_state s;
+		uint8_t reg = 0x0c, v;
+
+		rtc_init(&r, zero_ns, NULL, NULL, NULL);
+		memcpy(&s, p, len);
+		if (rtc_set_state(&r, &s) == 0) {
+			rtc_next_event_ns(&r);
+			rtc_ops.write(&r, 0, &reg, 1);
+			rtc_ops.read(&r, 1, &v, 1);
+		}
+		rtc_destroy(&r);
+	} else if (type == SNAP_SEC_FW_CFG &&
+		   len == sizeof(struct fw_cfg_state)) {
+		struct fw_cfg f;
+		struct fw_cfg_state s;
+		uint8_t v[FW_CFG_ITEM_MAX + 2];
+
+		fw_cfg_init(&f, 1 << 28, 1);
+		memcpy(&s, p, len);
+		if (fw_cfg_set_state(&f, &s) == 0)
+			fw_cfg_ops.read(&f, 1, v, sizeof(v));
+		fw_cfg_destroy(&f);
+	} else if (type == SNAP_SEC_TESTDEV && inst == SNAP_TESTDEV_PC &&
+		   len == sizeof(pcs)) {
+		pc_testdev_init(&pc, no_irq, NULL, NULL);
+		memcpy(&pcs, p, len);
+		pc_testdev_set_state(&pc, &pcs);
+		pc_testdev_destroy(&pc);
+	} else if (type == SNAP_SEC_TESTDEV && inst == SNAP_TESTDEV_PCI &&
+		   len == sizeof(struct pci_testdev_state)) {
+		struct pci_bus_config conf = { .nbuses = 1 };
+		struct pci_bus *bus = pci_bus_create(&conf);
+		struct pci_testdev *d = pci_testdev_create(bus, 0x20, NULL);
+		struct pci_testdev_state s;
+
+		memcpy(&s, p, len);
+		if (d)
+			pci_testdev_set_state(d, &s);
+		pci_bus_destroy(bus);
+	}
 }
 
 static void device_state(uint32_t type, const uint8_t *p, size_t len)
@@ -134,8 +190,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FZ_CHECK(e->offset % SNAP_PAGE == 0, "unaligned");
 			continue;
 		}
-		if (snap_crc(0, data + e->offset, e->length) == e->crc)
-			device_state(e->type, data + e->offset, e->length);
+		if (snap_crc(0, data + e->offset, e->length) != e->crc)
+			continue;
+		device_state(e->type, data + e->offset, e->length);
+		platform_state(e->type, e->instance, data + e->offset,
+			       e->length);
 	}
 	if (parsed)
 		snap_index_free(&idx);

@@ -446,7 +446,16 @@ def snapshot_seeds():
     fn = bytes(cfg) + b"\0" * 8 + bars
     xen = struct.pack("<BBBBHHIIQQQQ", 1, 1, 0, 0, 3, 7, 0, 5, 1, 2, 0, 5) + \
         b"hello" + b"\0" * 251
+    cmos = bytearray(128)
+    cmos[0x0a], cmos[0x0b], cmos[0x0d], cmos[0x40] = 0x26, 0x12, 0x80, 0x5c
+    rtc = bytes([0x40]) + b"\0" * 7 + bytes(cmos) + \
+        struct.pack("<qqq", 3600, 0, 1764547200)
+    fw_cfg = struct.pack("<HHI", 0, 0, 2)
+    pc_testdev = struct.pack("<II", 0xc0ffee11, 1 << 10) + b"\0" * 65536
+    pci_testdev = struct.pack("<i6I", 1, 5, 0, 0, 0, 0, 0)
     base = [(1, 0, meta), (2, 0, config), (48, 0, uart), (49, 0, pm),
+            (54, 0, rtc), (97, 0, fw_cfg), (98, 0, pc_testdev),
+            (98, 1, pci_testdev),
             (51, 0, struct.pack("<I", 0x80001800)), (52, 0x18, fn),
             (50, 0, xen), (53, 0, struct.pack("<I", 0))]
     put("snapshot", "devices", snap_file(base + [(64, 0, b"\x90" * 4096)]))

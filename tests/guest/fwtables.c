@@ -5,9 +5,11 @@
  * works; 1 with FAIL lines otherwise).
  *
  *   - hvm_start_info: rsdp_paddr equals the RSDP found by scanning
- *     0xE0000-0xFFFFF; the memory map reserves the tables and ECAM.
+ *     0xE0000-0xFFFFF; the memory map reserves the tables, ECAM and the
+ *     snapshot control page (0xFE000000, 4 KiB).
  *   - ACPI: XSDT -> FADT (with DSDT and FACS), MADT (one LAPIC per vCPU,
- *     the IOAPIC), MCFG (absent with ecam=off).
+ *     the IOAPIC), MCFG (absent with ecam=off); the DSDT's SNAP device
+ *     (a motherboard resource) claims the snapshot control page.
  *   - SMBIOS 3 entry point at 0xF0000, type 0 with a BIOS date >= 2016.
  *   - PCI, through the ECAM base from MCFG (else CF8): vendor IDs agree
  *     with CF8; every BAR lies in its window, aligned, without overlap,
@@ -35,7 +37,7 @@ static void check_start_info(const struct hvm_start_info *si,
 {
 	uint32_t n;
 	const struct hvm_memmap_table_entry *m = start_info_memmap(si, &n);
-	bool tables = false, ecam = false;
+	bool tables = false, ecam = false, snapctl = false;
 
 	check(rsdp != NULL, "no RSDP in 0xE0000-0xFFFFF");
 	check(si->rsdp_paddr == (uintptr_t)rsdp,
@@ -47,10 +49,32 @@ static void check_start_info(const struct hvm_start_info *si,
 		tables |= m[i].addr <= SCAN_START &&
 			  m[i].addr + m[i].size >= SCAN_END;
 		ecam |= m[i].addr == LAYOUT_ECAM_BASE && m[i].size >= MiB;
+		snapctl |= m[i].addr <= LAYOUT_SNAPCTL_BASE &&
+			   m[i].addr + m[i].size >= LAYOUT_SNAPCTL_BASE +
+			   LAYOUT_SNAPCTL_SIZE;
 	}
+	check(snapctl, "memory map does not reserve the snapshot control "
+	      "page");
 	check(tables, "memory map does not reserve 0xE0000-0xFFFFF");
 	check(ecam == e->ecam, "memory map %s the ECAM window",
 	      ecam ? "reserves" : "lacks");
+}
+
+/* The DSDT's \_SB.SNAP: a PNP0C02 device whose _CRS (a QWord memory
+ * descriptor: its _MIN follows the name within a few dozen bytes) starts
+ * at the control page. */
+static bool dsdt_claims_snapctl(const uint8_t *dsdt)
+{
+	uint32_t len = (uint32_t)rd_le(dsdt + 4, 4);
+
+	for (uint32_t i = 36; i + 4 <= len; i++) {
+		if (memcmp(dsdt + i, "SNAP", 4))
+			continue;
+		for (uint32_t j = i; j + 8 <= len && j < i + 64; j++)
+			if (rd_le(dsdt + j, 8) == LAYOUT_SNAPCTL_BASE)
+				return true;
+	}
+	return false;
 }
 
 static void check_acpi(const struct acpi *a, const struct expect *e)
@@ -64,6 +88,8 @@ static void check_acpi(const struct acpi *a, const struct expect *e)
 		return;
 	check((a->mcfg != NULL) == e->ecam, "MCFG %s",
 	      a->mcfg ? "present with ecam=off" : "missing");
+	check(dsdt_claims_snapctl(a->dsdt), "DSDT: no SNAP device claiming "
+	      "the snapshot control page");
 	facs = (const uint8_t *)(uintptr_t)rd_le(a->fadt + 36, 4);
 	check(facs && !memcmp(facs, "FACS", 4) && rd_le(facs + 4, 4) >= 64 &&
 	      !((uintptr_t)facs & 63), "FACS at %p", facs);

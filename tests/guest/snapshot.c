@@ -21,6 +21,11 @@
  *	  through ECAM, a pattern in its BAR1 RAM, its ROM-lock flag set;
  *	  its interrupt line written through ECAM; CF8 left pointing at it
  *	- the UART scratch register
+ *	- the platform devices: CMOS RAM, the RTC's clock set to 2042 and
+ *	  its index register left pointing at a RAM byte, fw_cfg half-way
+ *	  through an item, pc-testdev's scratch register and memory; with
+ *	  "testdev" (--pci-testdev), pci-testdev's counts and its selected
+ *	  test (an eventfd one: writes must still be swallowed after)
  *	- with cpus=2, vCPU 1 (INIT/SIPI) computing in ring 0 meanwhile (with
  *	  "late", vCPU 1 waits for its SIPI at the request and starts after)
  * After the request it checks all of it, lets the timer fire, finishes
@@ -72,13 +77,32 @@
 #define KGS_VAL		0xffff888012345000ull
 
 #define XEN_BDF		PCI_BDF(0, 3, 0)
-#define XEN_IO		0xc100u
+#define XEN_IO		0xc800u	/* clear of pci-testdev's BAR1 */
 #define XEN_MEM		0xd0000000u
 #define XEN_OLD_MEM	0xdf000000u
 #define XEN_TAG		0x5a
 #define XEN_IRQ_LINE	0x5b
 #define UART_SCR	0x3ffu
 #define SCR_VAL		0xa5u
+
+#define CMOS_INDEX	0x70
+#define CMOS_DATA	0x71
+#define CMOS_RAM_BYTE	0x40
+#define CMOS_VAL	0x5c
+#define RTC_YEAR	0x09
+#define RTC_B		0x0b
+#define RTC_CENTURY	0x32
+#define FW_CFG_SEL	0x510
+#define FW_CFG_DATA	0x511
+#define TESTDEV_PORT	0xe0
+#define TESTDEV_VAL	0xc0ffee11u
+#define TESTDEV_MEM	0xff000100ull
+#define TESTDEV_MEMVAL	0x600dcafeu
+#define PCI_TESTDEV	PCI_BDF(0, 4, 0)
+#define PCI_TESTDEV_ID	0x00051b36u
+#define PT_COUNT	12
+#define PT_NAME		16
+#define PT_ZERO_WRITES	5
 
 #define AP_ITERS	4000u
 #define TOUCH_BASE	(32ull << 20)
@@ -327,6 +351,88 @@ static void devices_check(void)
 	check(inb(UART_SCR) == SCR_VAL, "UART scratch register lost");
 }
 
+static uint8_t cmos_read(uint8_t reg)
+{
+	outb(CMOS_INDEX, reg);
+	return inb(CMOS_DATA);
+}
+
+static void cmos_write(uint8_t reg, uint8_t v)
+{
+	outb(CMOS_INDEX, reg);
+	outb(CMOS_DATA, v);
+}
+
+/* The clock set to 2042 (BCD), CMOS RAM written, the index left at that
+ * RAM byte; fw_cfg's signature read half-way; pc-testdev written. */
+static void platform_setup(void)
+{
+	cmos_write(RTC_B, 0x82);		/* SET, 24 h, BCD */
+	cmos_write(RTC_YEAR, 0x42);
+	cmos_write(RTC_CENTURY, 0x20);
+	cmos_write(RTC_B, 0x02);
+	cmos_write(CMOS_RAM_BYTE, CMOS_VAL);
+	outw(FW_CFG_SEL, 0);			/* "QEMU" */
+	check(inb(FW_CFG_DATA) == 'Q' && inb(FW_CFG_DATA) == 'E',
+	      "fw_cfg signature");
+	outl(TESTDEV_PORT, TESTDEV_VAL);
+	mmio_write32(TESTDEV_MEM, TESTDEV_MEMVAL);
+}
+
+static void platform_check(void)
+{
+	check(inb(CMOS_DATA) == CMOS_VAL, "CMOS index or RAM lost");
+	check(inb(FW_CFG_DATA) == 'M' && inb(FW_CFG_DATA) == 'U',
+	      "fw_cfg lost its place in the item");
+	check(cmos_read(RTC_YEAR) == 0x42 && cmos_read(RTC_CENTURY) == 0x20,
+	      "RTC clock lost (year %#x)", cmos_read(RTC_YEAR));
+	check(inl(TESTDEV_PORT) == TESTDEV_VAL, "pc-testdev scratch lost");
+	check(mmio_read32(TESTDEV_MEM) == TESTDEV_MEMVAL,
+	      "pc-testdev memory lost");
+}
+
+/* pci-testdev: five counted writes in test 0, then test 1 (the MMIO
+ * wildcard-eventfd test, whose writes KVM swallows) left selected. */
+static uint64_t pci_testdev_bar(void)
+{
+	if (pci_ecam_read(PCI_TESTDEV, 0, 4) != PCI_TESTDEV_ID)
+		return 0;
+	return pci_ecam_read(PCI_TESTDEV, PCI_BASE_ADDRESS_0, 4) & ~0xfull;
+}
+
+static void pci_testdev_setup(void)
+{
+	uint64_t bar = pci_testdev_bar();
+
+	if (!check(bar, "no pci-testdev at 00:04.0"))
+		return;
+	mmio_write8(bar, 0);
+	for (int i = 0; i < PT_ZERO_WRITES; i++)
+		mmio_write8(bar + 0x800, 0xfa);
+	mmio_write8(bar, 1);
+	mmio_write8(bar + 0x801, 0xce);
+}
+
+static void pci_testdev_check(void)
+{
+	uint64_t bar = pci_testdev_bar();
+
+	if (!bar)
+		return;
+	check(mmio_read8(bar + PT_NAME) == 'm' &&
+	      mmio_read8(bar + PT_NAME + 5) == 'w', "pci-testdev: the "
+	      "selected test was lost");
+	for (int i = 0; i < 3; i++)
+		mmio_write8(bar + 0x801, 0xce);
+	check(mmio_read32(bar + PT_COUNT) == 0, "pci-testdev: eventfd test "
+	      "writes exit after the request (count %u)",
+	      mmio_read32(bar + PT_COUNT));
+	mmio_write8(bar, 0);
+	check(mmio_read32(bar + PT_COUNT) == PT_ZERO_WRITES, "pci-testdev: "
+	      "test 0 count %u, want %u", mmio_read32(bar + PT_COUNT),
+	      PT_ZERO_WRITES);
+}
+
 #define SET_DR(n, v) __asm__ volatile("mov %0, %%dr" #n : : "r"(v))
 #define GET_DR(n, v) __asm__ volatile("mov %%dr" #n ", %0" : "=r"(v))
 
@@ -388,6 +494,7 @@ int payload_main(const struct hvm_start_info *si)
 	struct touch t = { .fill = true };
 	uint64_t cpus = 1, pm0, pm1, result;
 	bool msr = cmdline_has(cmd, "msr"), late = cmdline_has(cmd, "late");
+	bool testdev = cmdline_has(cmd, "testdev");
 
 	cmdline_u64(cmd, "cpus", &cpus);
 	cmdline_u64(cmd, "iters", &u.iters);
@@ -399,6 +506,9 @@ int payload_main(const struct hvm_start_info *si)
 		msr_setup();
 	dr_setup();
 	devices_setup();
+	platform_setup();
+	if (testdev)
+		pci_testdev_setup();
 	lapic_setup();
 	if (cpus > 1 && !late) {
 		ap_start(1, ap_main, NULL);
@@ -425,6 +535,9 @@ int payload_main(const struct hvm_start_info *si)
 		msr_check();
 	dr_check();
 	devices_check();
+	platform_check();
+	if (testdev)
+		pci_testdev_check();
 	lapic_check();
 	t.fill = false;
 	if (t.mib) {
@@ -439,6 +552,9 @@ int payload_main(const struct hvm_start_info *si)
 	}
 	if (u.gen_after != u.gen_before)
 		print_env();
+	/* What --cpuid -x2apic hides: a restore keeps the vCPUs' CPUID (on
+	 * PVM hosts ring 0 sees this bit of it, not POPCNT's). */
+	gprintf("snapshot: x2apic %u\n", cpuid(1, 0).ecx >> 21 & 1);
 	gprintf("snapshot: result=%llx\n", (unsigned long long)result);
 	gprintf("snapshot: %u failures\n", check_failures());
 	if (cmdline_has(cmd, "hold")) {

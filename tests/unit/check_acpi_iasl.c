@@ -161,6 +161,7 @@ static void check_with_acpica(const struct acpi_config *c, unsigned int nprt)
 			     "evaluate \\_SB.PCI0._PRT; "
 			     "evaluate \\_SB.PCI0._CRS; "
 			     "evaluate \\_SB.ECAM._CRS; "
+			     "evaluate \\_SB.SNAP._CRS; "
 			     "evaluate \\_SB.PCI0._CBA' dsdt.dat", "exec.log"),
 			 0);
 	no_complaints("exec.log");
@@ -193,6 +194,8 @@ static struct acpi_config cfg(uint32_t ncpus)
 		.pm1a_evt_port = ACPI_PM1A_EVT_PORT,
 		.pm1a_cnt_port = ACPI_PM1A_CNT_PORT,
 		.pm_tmr_port = ACPI_PM_TMR_PORT,
+		.snapctl_base = LAYOUT_SNAPCTL_BASE,
+		.snapctl_size = LAYOUT_SNAPCTL_SIZE,
 	};
 	return c;
 }

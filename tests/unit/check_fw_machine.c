@@ -48,6 +48,7 @@ struct tree {
 	uint32_t pio;
 	const char *options;
 	const char *compatible;
+	uint64_t snapctl[2];		/* size 0: no node */
 };
 
 static struct tree t;
@@ -136,6 +137,12 @@ static void build(void)
 	fdt_end_node(f);
 	if (!t.no_pci)
 		build_pci(f);
+	if (t.snapctl[1]) {
+		fdt_begin_node(f, ABI_SNAPCTL_NODE "@fe000000");
+		fdt_property_string(f, "compatible", ABI_SNAPCTL_COMPATIBLE);
+		u64s(f, "reg", t.snapctl, 2);
+		fdt_end_node(f);
+	}
 	fdt_end_node(f);
 	ck_assert_int_eq(fdt_finish(f), 0);
 }
@@ -264,6 +271,29 @@ START_TEST(test_bad_windows)
 }
 END_TEST
 
+/* The snapshot control page: kept as a range to reserve; refused where
+ * it cannot be (unaligned, over RAM, above 4 GiB). */
+START_TEST(test_snapctl)
+{
+	defaults();
+	ck_assert_uint_eq(read_tree(), 0);
+	ck_assert_uint_eq(m.snapctl.size, 0);
+	t.snapctl[0] = 0xfe000000;
+	t.snapctl[1] = 0x1000;
+	ck_assert_uint_eq(read_tree(), 0);
+	ck_assert_uint_eq(m.snapctl.start, 0xfe000000);
+	ck_assert_uint_eq(m.snapctl.size, 0x1000);
+	t.snapctl[1] = 0x800;
+	expect_fail(ABI_FW_FAIL_FDT, "not a page range");
+	t.snapctl[0] = 0xfffff000;
+	t.snapctl[1] = 0x2000;
+	expect_fail(ABI_FW_FAIL_FDT, "not a page range");
+	t.snapctl[0] = 0x1000000;
+	t.snapctl[1] = 0x1000;
+	expect_fail(ABI_FW_FAIL_FDT, "overlaps RAM");
+}
+END_TEST
+
 START_TEST(test_too_many_cpus)
 {
 	defaults();
@@ -311,6 +341,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_good);
+	tcase_add_test(tc, test_snapctl);
 	tcase_add_test(tc, test_high_ram_and_options);
 	tcase_add_test(tc, test_missing_nodes);
 	tcase_add_test(tc, test_bad_windows);

@@ -405,6 +405,17 @@ START_TEST(plans)
 			 "equal to Y");
 	plan_free(&p);
 	manifest_free(&M);
+	plan_of("[s]\nfile = minivmm-unit-k.flat\nsnapshot = port\n", "s",
+		false, &p);
+	ck_assert(p.snapshot);
+	ck_assert_str_eq(p.skip, "");
+	plan_free(&p);
+	manifest_free(&M);
+	plan_of("[s]\nfile = minivmm-unit-k.flat\nsnapshot = console\n", "s",
+		false, &p);
+	ck_assert_str_eq(p.skip, "snapshot 'console': expected port");
+	plan_free(&p);
+	manifest_free(&M);
 	plan_of("[c]\nfile = gone.flat\n", "c", false, &p);
 	ck_assert(strstr(p.skip, "gone.flat' not found"));
 	plan_free(&p);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Snapshot benchmarks (snapshot.h). */
 #include "vmm/bench/snapshot.h"
+#include "vmm/bench/snapshot_linux.h"
+#include "vmm/bench/snapshot_rows.h"
 #include "vmm/bench/run.h"
 #include "vmm/bench/stats.h"
 
@@ -101,47 +103,7 @@ static void restore_once(struct snap_bench *s)
 	bench_child_free(&ch);
 }
 
-static struct bench_result *row(struct snap_bench *s, const char *name,
-				uint64_t *ns, size_t n, const char *note)
-{
-	struct bench_result *x = bench_new_row(s->b, name, 0, "default",
-					       "minivmm", "snapshot");
-	struct bench_summary sum;
-
-	if (bench_summarize(ns, n, &sum) < 0) {
-		x->status = BENCH_FAILED;
-		snprintf(x->note, sizeof(x->note), "no samples (a run failed)");
-		s->b->failed = true;
-		return x;
-	}
-	x->repeats = (unsigned int)n;
-	x->iters = 1;
-	x->ops_total = n;
-	x->median_ns = (double)sum.median;
-	x->p10_ns = (double)sum.p10;
-	x->p90_ns = (double)sum.p90;
-	snprintf(x->note, sizeof(x->note), "%s", note);
-	return x;
-}
-
 /* --- memory shared by parallel restores ----------------------------------- */
-
-static long smaps_kib(pid_t pid, const char *key)
-{
-	char path[64], line[256];
-	size_t kl = strlen(key);
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ':')
-			v = atol(line + kl + 1);
-	if (f)
-		fclose(f);
-	return v;
-}
 
 static pid_t spawn(struct snap_bench *s)
 {
@@ -189,15 +151,15 @@ static void parallel(struct snap_bench *s)
 		bool all = true;
 
 		for (int i = 0; i < PARALLEL; i++)
-			all &= smaps_kib(pid[i], "Rss") > TOUCH_MIB * 1024;
+			all &= bench_smaps_kib(pid[i], "Rss") > TOUCH_MIB * 1024;
 		if (all)
 			break;
 		sleep_ms(100);
 	}
 	sleep_ms(200);
 	for (int i = 0; i < PARALLEL; i++) {
-		rss += smaps_kib(pid[i], "Rss");
-		pss += smaps_kib(pid[i], "Pss");
+		rss += bench_smaps_kib(pid[i], "Rss");
+		pss += bench_smaps_kib(pid[i], "Pss");
 	}
 	for (int i = 0; i < PARALLEL; i++) {
 		if (pid[i] > 0)
@@ -218,7 +180,8 @@ static void parallel(struct snap_bench *s)
 
 unsigned int bench_snapshot_steps(const struct bench_run *b)
 {
-	return 3 * b->o.repeat + 1;
+	return 3 * b->o.repeat + 1 +
+	       (b->o.linux_kernel ? bench_snapshot_linux_steps(b) : 0);
 }
 
 void bench_run_snapshot(struct bench_run *b)
@@ -246,14 +209,14 @@ void bench_run_snapshot(struct bench_run *b)
 		take(&s, "", true);
 		restore_once(&s);
 	}
-	bx = row(&s, "snap_boot_verdict", s.boot, s.nboot,
+	bx = bench_snapshot_row(b, "snap_boot_verdict", s.boot, s.nboot,
 		 "full boot: process start to the payload's verdict");
 	snprintf(note, sizeof(note), "pause to file renamed; file %.0f MiB "
 		 "(sparse), %.1f MiB written", s.file_mib, s.data_mib);
-	row(&s, "snap_write", s.write, s.nwrite, note);
-	row(&s, "snap_restore_run", s.run, s.nrestore,
+	bench_snapshot_row(b, "snap_write", s.write, s.nwrite, note);
+	bench_snapshot_row(b, "snap_restore_run", s.run, s.nrestore,
 	    "restore: process start to vCPUs running");
-	rx = row(&s, "snap_restore_verdict", s.verdict, s.nrestore,
+	rx = bench_snapshot_row(b, "snap_restore_verdict", s.verdict, s.nrestore,
 		 "restore: process start to the payload's verdict");
 	if (bx->status == BENCH_OK && rx->status == BENCH_OK)
 		snprintf(rx->note, sizeof(rx->note), "restore: process start "
@@ -261,4 +224,6 @@ void bench_run_snapshot(struct bench_run *b)
 			 bx->median_ns / rx->median_ns);
 	parallel(&s);
 	unlink(s.snap);
+	if (b->o.linux_kernel)
+		bench_run_snapshot_linux(b);
 }

@@ -7,7 +7,8 @@
  * filled 64 MiB, with their RSS and PSS (what parallel restores share).
  * Rows: snap_boot_verdict, snap_write (with the file's size),
  * snap_restore_run (process start to vCPUs running), snap_restore_verdict
- * (with its ratio to the boot), snap_parallel_mem (memory only).
+ * (with its ratio to the boot), snap_parallel_mem (memory only).  With
+ * --linux-kernel/--linux-initrd, the Linux rows too (snapshot_linux.h).
  */
 #ifndef MINIVMM_BENCH_SNAPSHOT_H
 #define MINIVMM_BENCH_SNAPSHOT_H

@@ -127,6 +127,21 @@ static int add_pci(void *fdt, const struct vmm_config *cfg,
 	return fdt_end_node(fdt);
 }
 
+/* The snapshot control page (devices/snapctl.h): MMIO the guest OS must
+ * not give to anything else (the firmware reserves it in e820 and ACPI). */
+static int add_snapctl(void *fdt)
+{
+	uint64_t reg[2] = { LAYOUT_SNAPCTL_BASE, LAYOUT_SNAPCTL_SIZE };
+	char name[40];
+
+	snprintf(name, sizeof(name), ABI_SNAPCTL_NODE "@%llx",
+		 (unsigned long long)LAYOUT_SNAPCTL_BASE);
+	TRY(fdt_begin_node(fdt, name));
+	TRY(fdt_property_string(fdt, "compatible", ABI_SNAPCTL_COMPATIBLE));
+	TRY(prop_u64s(fdt, "reg", reg, 2));
+	return fdt_end_node(fdt);
+}
+
 int fdt_build(void *buf, size_t size, const struct vmm_config *cfg,
 	      const struct gmem *mem, const struct payload *p)
 {
@@ -143,6 +158,7 @@ int fdt_build(void *buf, size_t size, const struct vmm_config *cfg,
 	TRY(add_cpus(fdt, cfg->cpus));
 	TRY(add_chosen(fdt, cfg, p));
 	TRY(add_pci(fdt, cfg, mem));
+	TRY(add_snapctl(fdt));
 	TRY(fdt_end_node(fdt));
 	return fdt_finish(fdt);
 }

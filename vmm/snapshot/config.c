@@ -2,6 +2,7 @@
 /* The CONFIG section (config.h).  Payload: u32 count, then count pairs
  * of length-prefixed strings, key and value; numbers in decimal. */
 #include "vmm/snapshot/config.h"
+#include "vmm/cpuid_flags.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -110,6 +111,10 @@ int snap_config_encode(const struct vmm_config *cfg, struct snap_buf *b,
 		kv_disk(&e, &cfg->disks[i]);
 	kv_u(&e, "rng", cfg->rng);
 	kv_u(&e, "console-virtio", cfg->console_virtio);
+	kv_u(&e, "exit-style", cfg->exit_qemu);
+	kv(&e, "cpuid", cfg->cpuid);
+	kv_u(&e, "pci-testdev", cfg->pci_testdev);
+	kv_u(&e, "syscall-fix", cfg->syscall_fix);
 	free(text);
 	snap_put_u32(b, e.n);
 	snap_put(b, e.body.p, e.body.len);
@@ -140,6 +145,24 @@ static int num(struct dec *d, const char *k, const char *v, uint64_t max,
 	return 0;
 }
 
+/* The on/off options, by key. */
+static bool *flag(struct vmm_config *m, const char *k)
+{
+	static const char *const keys[] = {
+		"pci-pio", "xen-platform", "rng", "exit-style", "pci-testdev",
+		"console-virtio",
+	};
+	bool *fields[] = {
+		&m->pci_pio, &m->xen_platform, &m->rng, &m->exit_qemu,
+		&m->pci_testdev, &m->console_virtio,
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(k, keys[i]))
+			return fields[i];
+	return NULL;
+}
+
 static int set_num(struct dec *d, const char *k, const char *v)
 {
 	struct vmm_config *m = &d->c->m;
@@ -158,20 +181,18 @@ static int set_num(struct dec *d, const char *k, const char *v)
 		if (num(d, k, v, ECAM_OFF, &x))
 			return -1;
 		m->ecam = (enum ecam_mode)x;
-	} else if (!strcmp(k, "pci-pio") || !strcmp(k, "xen-platform") ||
-		   !strcmp(k, "rng")) {
+	} else if (flag(m, k)) {
 		if (num(d, k, v, 1, &x))
 			return -1;
-		*(k[0] == 'p' ? &m->pci_pio : k[0] == 'x' ? &m->xen_platform :
-		  &m->rng) = x;
-	} else if (!strcmp(k, "console-virtio")) {
-		if (num(d, k, v, 1, &x))
-			return -1;
-		m->console_virtio = x;
+		*flag(m, k) = x;
 	} else if (!strcmp(k, "pci-buses")) {
 		if (num(d, k, v, 256, &x) || !x)
 			return fail(d->err, d->errlen, "config: bad pci-buses");
 		m->pci_buses = (unsigned int)x;
+	} else if (!strcmp(k, "syscall-fix")) {
+		if (num(d, k, v, SYSCALL_FIX_OFF, &x))
+			return -1;
+		m->syscall_fix = (enum syscall_fix)x;
 	} else if (!strcmp(k, "xen-bar-mtrr")) {
 		if (num(d, k, v, XEN_BAR_UC, &x))
 			return -1;
@@ -187,11 +208,12 @@ static int set_str(struct dec *d, const char *k, const char *v)
 	struct vmm_config *m = &d->c->m;
 	static const char *const names[] = {
 		"firmware", "kernel", "initrd", "append", "msr-policy",
-		"msr-policy-text", "msr-default",
+		"msr-policy-text", "msr-default", "cpuid",
 	};
 	const char **fields[] = {
 		&m->firmware, &m->kernel, &m->initrd, &m->append,
 		&m->msr_policy, &m->msr_policy_text, &m->msr_default,
+		&m->cpuid,
 	};
 
 	if (!strcmp(k, "msr")) {
@@ -210,6 +232,14 @@ static int set_str(struct dec *d, const char *k, const char *v)
 			return fail(d->err, d->errlen, "config: disk: %s", why);
 		m->ndisks++;
 		return 0;
+	}
+	if (!strcmp(k, "cpuid")) {
+		struct cpuid_edits ed;
+		char why[CPUID_ERR_MAX];
+
+		if (cpuid_flags_parse(v, &ed, why) < 0)
+			return fail(d->err, d->errlen, "config: cpuid: %s",
+				    why);
 	}
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (strcmp(k, names[i]))
@@ -322,6 +352,19 @@ static const char *conflict(const struct vmm_config *u,
 	if ((g & (GIVEN_MSR_POLICY | GIVEN_MSR | GIVEN_MSR_DEFAULT)) &&
 	    !same_msr(u, s))
 		return "the MSR policy options";
+	if ((g & GIVEN_EXIT_STYLE) && u->exit_qemu != s->exit_qemu)
+		return "--exit-style";
+	/* As spelled: the guest has seen CPUID; an equivalent list in
+	 * another order is refused too rather than interpreted. */
+	if ((g & GIVEN_CPUID) && !same_str(u->cpuid, s->cpuid))
+		return "--cpuid";
+	if ((g & GIVEN_PCI_TESTDEV) && u->pci_testdev != s->pci_testdev)
+		return "--pci-testdev";
+	/* auto and on act alike on every host (on where ring 0 is
+	 * emulated, off elsewhere); off is off. */
+	if ((g & GIVEN_SYSCALL_FIX) && (u->syscall_fix == SYSCALL_FIX_OFF) !=
+				       (s->syscall_fix == SYSCALL_FIX_OFF))
+		return "--syscall-fix";
 	return NULL;
 }
 
@@ -400,6 +443,10 @@ int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 	cfg->kernel = s->kernel;
 	cfg->initrd = s->initrd;
 	cfg->append = s->append;
+	cfg->exit_qemu = s->exit_qemu;
+	cfg->cpuid = s->cpuid;
+	cfg->pci_testdev = s->pci_testdev;
+	cfg->syscall_fix = s->syscall_fix;
 	cfg->msr_policy = s->msr_policy;
 	cfg->msr_policy_text = s->msr_policy_text;
 	cfg->msr_default = s->msr_default;

@@ -33,9 +33,10 @@ static const struct {
 	{ SNAP_SEC_PCI_BUS, "pci-bus" }, { SNAP_SEC_PCI_FN, "pci-function" },
 	{ SNAP_SEC_SNAPCTL, "snapshot-control" }, { SNAP_SEC_RAM, "ram" },
 	{ SNAP_SEC_ROM, "rom" }, { SNAP_SEC_XEN_BAR1, "xen-bar1" },
-	{ SNAP_SEC_VIRTIO, "virtio" },
 	{ SNAP_SEC_VCONSOLE, "virtio-console" },
+	{ SNAP_SEC_VIRTIO, "virtio" }, { SNAP_SEC_RTC, "rtc" },
 	{ SNAP_SEC_SYSCALL, "syscall-fix" },
+	{ SNAP_SEC_FW_CFG, "fw-cfg" }, { SNAP_SEC_TESTDEV, "testdev" },
 };
 
 const char *snap_type_name(uint32_t type)

@@ -52,7 +52,7 @@ enum snap_type {
 	SNAP_SEC_PCI_BUS	= 51,	/* CF8 */
 	SNAP_SEC_PCI_FN		= 52,	/* instance: bdf */
 	SNAP_SEC_SNAPCTL	= 53,	/* the snapshot control page */
-	SNAP_SEC_SYSCALL	= 96,	/* syscall completion, per vCPU */
+	SNAP_SEC_RTC		= 54,	/* CMOS RAM and the RTC's clock */
 	/* 64..79: memory images (SNAP_F_MEMORY) */
 	SNAP_SEC_RAM		= 64,	/* instance: 0 low RAM, 1 high RAM */
 	SNAP_SEC_ROM		= 65,
@@ -61,11 +61,17 @@ enum snap_type {
 					 * MSI-X (devices/virtio/state.h) */
 	SNAP_SEC_VCONSOLE	= 85,	/* instance: bdf; virtio-console's
 					 * input not yet in the guest */
+	SNAP_SEC_SYSCALL	= 96,	/* syscall completion, per vCPU */
+	SNAP_SEC_FW_CFG		= 97,	/* selector and offset */
+	SNAP_SEC_TESTDEV	= 98,	/* QEMU test devices; instance
+					 * SNAP_TESTDEV_PC or _PCI */
 	/* Reserved for the devices that come next (docs/snapshot.md):
 	 * 81 virtqueue (unused: queues are in 80), 82 virtio-blk, 83
-	 * virtio-rng (neither has state beyond 80), 84 virtio-net, 97
-	 * fw_cfg, 98 QEMU test devices. */
+	 * virtio-rng (neither has state beyond 80), 84 virtio-net. */
 };
+
+#define SNAP_TESTDEV_PC		0u	/* pc-testdev (ISA) */
+#define SNAP_TESTDEV_PCI	1u	/* pci-testdev (--pci-testdev) */
 
 #define SNAP_F_MEMORY		0x1u	/* page-aligned memory image */
 

@@ -36,6 +36,8 @@ struct snapshot {
 	volatile bool requested;
 	const char *why;
 	size_t matched, marker_len;	/* console marker */
+	bool await_output;		/* restored, --timing: the guest has
+					 * not written to the console yet */
 	uint32_t generation, taken;
 	uint32_t xsave_size;
 };
@@ -73,15 +75,21 @@ static void on_guest_request(void *ctx)
 	snapshot_request(vm, "the guest asked");
 }
 
-/* Console output, byte by byte against the marker (a vCPU thread, or
- * virtio-console's; under the console lock). */
+/* Console output (a vCPU thread, or virtio-console's; under the console
+ * lock): a restored guest's first output is a --timing milestone (its
+ * software running again, e.g. a Linux shell), and the bytes are matched
+ * against the marker. */
 static void watch_console(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct vm *vm = ctx;
 	struct snapshot *s = vm->snap;
 	const char *m = vm->cfg->snapshot_marker;
 
-	for (size_t i = 0; i < n; i++) {
+	if (n && __atomic_exchange_n(&s->await_output, false,
+				     __ATOMIC_RELAXED))
+		timing_event(&vm->timing, "first guest output after the "
+			     "restore");
+	for (size_t i = 0; m && i < n; i++) {
 		/* Restart the match where it can still go on (markers are
 		 * short: the quadratic fallback is fine). */
 		while (s->matched && m[s->matched] != (char)buf[i]) {
@@ -411,8 +419,10 @@ int snapshot_setup(struct vm *vm, int *usage)
 	vm->exits.pausing = &s->pause.pausing;
 	vm->exits.park = snap_pause_park;
 	vm->exits.park_ctx = &s->pause;
-	if (vm->cfg->snapshot_at == SNAP_AT_CONSOLE) {
+	s->await_output = vm->cfg->restore && vm->cfg->timing;
+	if (vm->cfg->snapshot_at == SNAP_AT_CONSOLE)
 		s->marker_len = strlen(vm->cfg->snapshot_marker);
+	if (s->marker_len || s->await_output) {
 		vm->console.watch = watch_console;
 		vm->console.watch_ctx = vm;
 	}

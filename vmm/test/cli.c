@@ -6,6 +6,7 @@
 #include "vmm/pvm/emulate.h"
 #include "vmm/test/report.h"
 #include "vmm/test/run.h"
+#include "vmm/test/snap.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -33,6 +34,7 @@ struct test_opts {
 	const char *qemu_args;
 	const char *group;
 	bool peer;
+	bool snapshots;			/* snapshot = port entries restore */
 	const char *manifest;
 	char **names;
 	int nnames;
@@ -58,6 +60,9 @@ static void usage(FILE *out)
 "  --qemu-args ARGS     more arguments for QEMU (default on PVM hosts:\n"
 "                       " QEMU_PVM_ARGS ")\n"
 "  --markdown FILE      write the results (both columns) as a Markdown table\n"
+"  --no-snapshots       boot every test in full (default: the tests marked\n"
+"                       snapshot = port start from one snapshot per machine,\n"
+"                       their test_args given as ARGS= in the guest's mailbox)\n"
 "  -h, --help           this text\n"
 "\n"
 "One line per test: PASS, FAIL, SKIP or TIMEOUT, the test's SUMMARY line or\n"
@@ -101,6 +106,7 @@ static int parse_opt(struct test_opts *o, int c, const char *v)
 	case 'K': o->kernel_dir = v; return 0;
 	case 'Q': o->qemu_args = v; return 0;
 	case 'g': o->group = v; return 0;
+	case 'S': o->snapshots = false; return 0;
 	}
 	return -1;
 }
@@ -119,6 +125,7 @@ static int parse_args(struct test_opts *o, int argc, char **argv)
 		{ "logs", required_argument, NULL, 'L' },
 		{ "kernel-dir", required_argument, NULL, 'K' },
 		{ "qemu-args", required_argument, NULL, 'Q' },
+		{ "no-snapshots", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -127,7 +134,7 @@ static int parse_args(struct test_opts *o, int argc, char **argv)
 
 	*o = (struct test_opts){ .jobs = cpus > 0 && cpus < JOBS_MAX ?
 					 (int)cpus : 1,
-				 .log_dir = "test-logs" };
+				 .log_dir = "test-logs", .snapshots = true };
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":j:g:h", opts, NULL)) != -1) {
@@ -352,6 +359,8 @@ static int run_selected(const struct test_opts *o, struct setup *s,
 		plan_make(&m->t[i], &s->po, &items[n++].plan);
 	}
 	report_header(stdout, o->peer);
+	if (o->snapshots)
+		snap_prepare(items, n, o->log_dir, stdout);
 	status = run_all(items, n, &ro) < 0 ? 2 : 0;
 	report_totals(stdout, items, n, o->peer, now_s() - t0);
 	report_tally(items, n, RUN_VMM, &t);

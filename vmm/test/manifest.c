@@ -19,12 +19,12 @@ struct parser {
 
 enum key { K_FILE, K_SMP, K_TEST_ARGS, K_QEMU_PARAMS, K_EXTRA_PARAMS,
 	   K_MINIVMM_PARAMS, K_ARCH, K_GROUPS, K_TIMEOUT, K_CHECK, K_ACCEL,
-	   K_MACHINE, K_DISABLED_IF, K_POWEROFF, K_NONE };
+	   K_MACHINE, K_DISABLED_IF, K_POWEROFF, K_SNAPSHOT, K_NONE };
 
 static const char *const keys[K_NONE] = {
 	"file", "smp", "test_args", "qemu_params", "extra_params",
 	"minivmm_params", "arch", "groups", "timeout", "check", "accel",
-	"machine", "disabled_if", "poweroff",
+	"machine", "disabled_if", "poweroff", "snapshot",
 };
 
 static int fail(struct parser *ps, const char *fmt, ...)
@@ -178,6 +178,7 @@ static char **slot(struct manifest_test *t, enum key k)
 	case K_MACHINE:		return &t->machine;
 	case K_DISABLED_IF:	return &t->disabled_if;
 	case K_POWEROFF:	return &t->poweroff;
+	case K_SNAPSHOT:	return &t->snapshot;
 	default:		return NULL;
 	}
 }

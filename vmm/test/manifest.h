@@ -8,7 +8,11 @@
  * same), arch, groups, timeout, check, accel, machine, disabled_if, and
  * minivmm's own: minivmm_params (more options for minivmm's runs) and
  * poweroff ("pass": an ACPI power-off ends the test successfully, as
- * minivmm's firmware payloads do; the suite counts it a failure).  Values
+ * minivmm's firmware payloads do; the suite counts it a failure) and
+ * snapshot ("port": the payload asks for a snapshot at its ready point
+ * and then reads its test_args from the control page's ARGS=, so the
+ * runner boots it once per machine and restores it per test; see
+ * vmm/test/snap.h).  Values
  * are kept as text; smp and timeout are checked here.  Pure: unit-tested
  * and fuzzed on hostile text.
  */
@@ -34,6 +38,7 @@ struct manifest_test {
 	char *minivmm_params;		/* "" if absent: shell words */
 	char *arch, *groups, *check, *accel, *machine, *disabled_if;
 	char *poweroff;			/* "pass" or "" */
+	char *snapshot;			/* "port" or "" */
 	double timeout;			/* seconds; 0 if absent */
 };
 

@@ -193,6 +193,9 @@ static void decide(struct plan *p, const struct plan_opts *o)
 	if (t->poweroff[0] && strcmp(t->poweroff, "pass"))
 		skip(p, "poweroff '%s': expected pass", t->poweroff);
 	p->poweroff_pass = !strcmp(t->poweroff, "pass");
+	if (t->snapshot[0] && strcmp(t->snapshot, "port"))
+		skip(p, "snapshot '%s': expected port", t->snapshot);
+	p->snapshot = !strcmp(t->snapshot, "port");
 	if (t->check[0])
 		check_files(p, o);
 	if (!t->file[0])

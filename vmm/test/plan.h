@@ -48,6 +48,10 @@ struct plan {
 	char notes[PLAN_NOTES_MAX];	/* what was dropped, for the log */
 	double timeout;
 	bool poweroff_pass;		/* poweroff = pass */
+	bool snapshot;			/* snapshot = port (snap.h) */
+	/* Set by snap.c when the run restores a snapshot instead. */
+	char restore_file[PATH_MAX];
+	char env_args[4096 + 8];	/* ARGS=<append> */
 	char kernel[PATH_MAX];
 	/* NULL-terminated argument vectors (pointers into the plan). */
 	char *vmm_argv[PLAN_ARGV_MAX];

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/* The Linux rows of the snapshot group (snapshot_linux.h). */
+#include "vmm/bench/snapshot_linux.h"
+#include "vmm/bench/run.h"
+#include "vmm/bench/snapshot_rows.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_REPEAT	20
+#define PARALLEL	3
+#define TIMEOUT_S	900.0
+#define SETTLE_S	10	/* parallel restores run this long first */
+#define CHECKS		"minivmm.init=check minivmm.cpus=1 minivmm.rng=virtio"
+
+struct lx {
+	struct bench_run *b;
+	char snap[PATH_MAX], append[1024], env[256];
+	uint64_t ready[MAX_REPEAT], run[MAX_REPEAT], shell[MAX_REPEAT],
+		 verdict[MAX_REPEAT], boot_verdict[1];
+	size_t nready, nrestore, nboot;
+};
+
+/* exe ARGS... --timing --console none -m 128M --rng (boots) */
+static int child(struct lx *l, const char *const *args,
+		 struct bench_child *ch)
+{
+	char *argv[32];
+	int n = 0;
+
+	argv[n++] = l->b->exe;
+	for (int i = 0; args[i] && n < 26; i++)
+		argv[n++] = (char *)args[i];
+	argv[n++] = "--timing";
+	argv[n++] = "--console";
+	argv[n++] = "none";
+	argv[n] = NULL;
+	if (bench_exec(argv, TIMEOUT_S, ch) < 0)
+		return -1;
+	return ch->status == 0 ? 0 : -1;
+}
+
+static uint64_t ns(double ms)
+{
+	return (uint64_t)(ms * 1e6);
+}
+
+/* A boot to the ready point, where init asks for the snapshot. */
+static void take(struct lx *l)
+{
+	const char *args[] = { "--kernel", l->b->o.linux_kernel, "--initrd",
+			       l->b->o.linux_initrd, "-m", "128M", "--rng",
+			       "--append", l->append, "--snapshot", l->snap,
+			       "--snapshot-at", "port", NULL };
+	struct bench_child ch;
+	double t;
+
+	bench_progress(l->b, "snapshot", "linux-boot-to-ready");
+	unlink(l->snap);
+	if (child(l, args, &ch) == 0 &&
+	    (t = bench_timing_ms(ch.err, "snapshot: vCPUs paused")) > 0)
+		l->ready[l->nready++] = ns(t);
+	bench_child_free(&ch);
+}
+
+static void restore(struct lx *l)
+{
+	const char *args[] = { "--restore", l->snap, "--append-env", l->env,
+			       NULL };
+	struct bench_child ch;
+	double r, s, v;
+
+	bench_progress(l->b, "snapshot", "linux-restore");
+	if (child(l, args, &ch) == 0 &&
+	    (r = bench_timing_ms(ch.err, "vCPUs started")) > 0 &&
+	    (s = bench_timing_ms(ch.err, "first guest output after the "
+				 "restore")) >= r &&
+	    (v = bench_timing_ms(ch.err, "exit")) >= s) {
+		l->run[l->nrestore] = ns(r);
+		l->shell[l->nrestore] = ns(s);
+		l->verdict[l->nrestore++] = ns(v);
+	}
+	bench_child_free(&ch);
+}
+
+/* The same test booted whole: init finds no snapshot armed (STATUS 3)
+ * and goes on with the command line's parameters. */
+static void boot_whole(struct lx *l)
+{
+	char append[1200];
+	const char *args[] = { "--kernel", l->b->o.linux_kernel, "--initrd",
+			       l->b->o.linux_initrd, "-m", "128M", "--rng",
+			       "--append", append, NULL };
+	struct bench_child ch;
+	double t;
+
+	bench_progress(l->b, "snapshot", "linux-boot-to-verdict");
+	snprintf(append, sizeof(append), "%s %s", l->append, CHECKS);
+	if (child(l, args, &ch) == 0 && (t = bench_timing_ms(ch.err, "exit"))
+	    > 0)
+		l->boot_verdict[l->nboot++] = ns(t);
+	bench_child_free(&ch);
+}
+
+static pid_t spawn(struct lx *l)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		freopen("/dev/null", "r", stdin);
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		execl(l->b->exe, l->b->exe, "--restore", l->snap, "--console",
+		      "none", "--append-env", l->env, "--timeout", "600",
+		      (char *)NULL);
+		_exit(126);
+	}
+	return pid;
+}
+
+/* Three restores running their checks at once, measured SETTLE_S in. */
+static void parallel(struct lx *l)
+{
+	struct bench_result *x = bench_new_row(l->b, "snap_linux_parallel_mem",
+					       0, "default", "minivmm",
+					       "snapshot");
+	pid_t pid[PARALLEL];
+	long rss = 0, pss = 0;
+
+	bench_progress(l->b, "snapshot", "linux-parallel");
+	for (int i = 0; i < PARALLEL; i++)
+		pid[i] = spawn(l);
+	nanosleep(&(struct timespec){ SETTLE_S, 0 }, NULL);
+	for (int i = 0; i < PARALLEL; i++) {
+		rss += bench_smaps_kib(pid[i], "Rss");
+		pss += bench_smaps_kib(pid[i], "Pss");
+	}
+	for (int i = 0; i < PARALLEL; i++) {
+		if (pid[i] > 0)
+			kill(pid[i], SIGTERM);
+		waitpid(pid[i], NULL, 0);
+	}
+	x->median_ns = x->p10_ns = x->p90_ns = -1;
+	x->median_cycles = x->p10_cycles = x->p90_cycles = -1;
+	if (rss <= 0 || pss <= 0) {
+		x->status = BENCH_FAILED;
+		snprintf(x->note, sizeof(x->note), "a restore was gone before "
+			 "%d s", SETTLE_S);
+		l->b->failed = true;
+		return;
+	}
+	snprintf(x->note, sizeof(x->note), "%d Linux restores, %d s into "
+		 "their checks: RSS %.1f MiB, PSS %.1f MiB each", PARALLEL,
+		 SETTLE_S, rss / 1024.0 / PARALLEL, pss / 1024.0 / PARALLEL);
+	snprintf(x->extra, sizeof(x->extra), "restores=%d rss_mib=%.1f "
+		 "pss_mib=%.1f", PARALLEL, rss / 1024.0 / PARALLEL,
+		 pss / 1024.0 / PARALLEL);
+}
+
+static void ratio(struct bench_result *fast, const struct bench_result *slow,
+		  const char *what)
+{
+	if (fast->status != BENCH_OK || slow->status != BENCH_OK)
+		return;
+	snprintf(fast->note, sizeof(fast->note), "%s; %.0fx faster than the "
+		 "boot to the same point", what,
+		 slow->median_ns / fast->median_ns);
+}
+
+unsigned int bench_snapshot_linux_steps(const struct bench_run *b)
+{
+	unsigned int r = b->o.linux_repeat ? b->o.linux_repeat : 1;
+
+	return 2 * r + 2;
+}
+
+void bench_run_snapshot_linux(struct bench_run *b)
+{
+	static struct lx l;
+	unsigned int reps = b->o.linux_repeat ? b->o.linux_repeat : 1;
+	struct bench_result *ready, *shell, *bv, *rv;
+
+	memset(&l, 0, sizeof(l));
+	l.b = b;
+	if (reps > MAX_REPEAT)
+		reps = MAX_REPEAT;
+	snprintf(l.snap, sizeof(l.snap), "%s/linux.snap", b->tmp);
+	snprintf(l.append, sizeof(l.append), "console=ttyS0 %s "
+		 "minivmm.ready=port", b->o.linux_append ? b->o.linux_append :
+		 "");
+	snprintf(l.env, sizeof(l.env), "ARGS=%s", CHECKS);
+	for (unsigned int i = 0; i < reps; i++) {
+		take(&l);
+		restore(&l);
+	}
+	boot_whole(&l);
+	ready = bench_snapshot_row(b, "snap_linux_boot_ready", l.ready,
+				   l.nready, "boot: process start to init's "
+				   "ready point (its snapshot request)");
+	bench_snapshot_row(b, "snap_linux_restore_run", l.run, l.nrestore,
+			   "restore: process start to vCPUs running");
+	shell = bench_snapshot_row(b, "snap_linux_restore_shell", l.shell,
+				   l.nrestore, "restore: process start to "
+				   "init's first output (shell running)");
+	ratio(shell, ready, "restore: process start to init's first output "
+	      "(shell running)");
+	bv = bench_snapshot_row(b, "snap_linux_boot_verdict", l.boot_verdict,
+				l.nboot, "full boot: process start to the "
+				"user-space checks' verdict");
+	rv = bench_snapshot_row(b, "snap_linux_restore_verdict", l.verdict,
+				l.nrestore, "restore: process start to the "
+				"same verdict");
+	ratio(rv, bv, "restore: process start to the same verdict");
+	parallel(&l);
+	unlink(l.snap);
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+/* Rows and memory figures shared by the snapshot group's parts
+ * (snapshot_rows.h). */
+#include "vmm/bench/snapshot_rows.h"
+#include "vmm/bench/run.h"
+#include "vmm/bench/stats.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bench_result *bench_snapshot_row(struct bench_run *b, const char *name,
+					uint64_t *ns, size_t n,
+					const char *note)
+{
+	struct bench_result *x = bench_new_row(b, name, 0, "default",
+					       "minivmm", "snapshot");
+	struct bench_summary sum;
+
+	if (bench_summarize(ns, n, &sum) < 0) {
+		x->status = BENCH_FAILED;
+		snprintf(x->note, sizeof(x->note), "no samples (a run failed)");
+		b->failed = true;
+		return x;
+	}
+	x->repeats = (unsigned int)n;
+	x->iters = 1;
+	x->ops_total = n;
+	x->median_ns = (double)sum.median;
+	x->p10_ns = (double)sum.p10;
+	x->p90_ns = (double)sum.p90;
+	snprintf(x->note, sizeof(x->note), "%s", note);
+	return x;
+}
+
+long bench_smaps_kib(int pid, const char *key)
+{
+	char path[64], line[256];
+	size_t kl = strlen(key);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, kl) && line[kl] == ':')
+			v = atol(line + kl + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
