@@ -17,7 +17,7 @@ enum long_only {
 	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_DISK, OPT_RNG, OPT_EXIT_STYLE,
 	OPT_CPUID, OPT_PCI_TESTDEV,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
-	OPT_RESTORE_VERIFY, OPT_APPEND_ENV,
+	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_NET,
 };
 
 static const struct option options[] = {
@@ -41,6 +41,7 @@ static const struct option options[] = {
 	{ "no-sandbox",	no_argument,	   NULL, OPT_NO_SANDBOX },
 	{ "disk",	required_argument, NULL, OPT_DISK },
 	{ "rng",	no_argument,	   NULL, OPT_RNG },
+	{ "net",	required_argument, NULL, OPT_NET },
 	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
 	{ "cpuid",	required_argument, NULL, OPT_CPUID },
 	{ "pci-testdev", required_argument, NULL, OPT_PCI_TESTDEV },
@@ -102,6 +103,9 @@ void cli_usage(FILE *out)
 "  --disk PATH[,ro][,serial=S]  virtio-blk over a raw image (repeatable, up\n"
 "                         to 8); ro: read-only; S: up to 20 bytes\n"
 "  --rng                  virtio-rng fed from the host's getrandom()\n"
+"  --net tap[=NAME][,mac=MAC][,offload=on|off]  virtio-net over a new tap\n"
+"                         or tap NAME (repeatable, up to 4; needs\n"
+"                         CAP_NET_ADMIN or a tap owned by the user)\n"
 "MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see README):\n"
 "  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
 "                         xen-relaxed|therm-compat\n"
@@ -296,6 +300,18 @@ static int parse_disk(struct vmm_config *cfg, const char *v)
 	return 0;
 }
 
+static int parse_net(struct vmm_config *cfg, const char *v)
+{
+	char err[160];
+
+	if (cfg->nnets == NET_OPT_MAX)
+		return bad("--net", v, "at most 4 network devices");
+	if (net_opt_parse(v, &cfg->nets[cfg->nnets], err, sizeof(err)) < 0)
+		return bad("--net", v, err);
+	cfg->nnets++;
+	return 0;
+}
+
 static int parse_cpuid(struct vmm_config *cfg, const char *v)
 {
 	struct cpuid_edits ed;
@@ -333,6 +349,7 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_MSR_POLICY, GIVEN_MSR_POLICY }, { OPT_MSR, GIVEN_MSR },
 	{ OPT_MSR_DEFAULT, GIVEN_MSR_DEFAULT },
 	{ OPT_DISK, GIVEN_DISK }, { OPT_RNG, GIVEN_RNG },
+	{ OPT_NET, GIVEN_NET },
 };
 
 static void mark_given(struct vmm_config *cfg, int c)
@@ -423,6 +440,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_NO_SANDBOX: cfg->sandbox = false; return 0;
 	case OPT_DISK: return parse_disk(cfg, v);
 	case OPT_RNG: cfg->rng = true; return 0;
+	case OPT_NET: return parse_net(cfg, v);
 	case OPT_EXIT_STYLE: return parse_exit_style(cfg, v);
 	case OPT_CPUID: return parse_cpuid(cfg, v);
 	case OPT_PCI_TESTDEV: {

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm/net_opt.h"
+
 enum console_mode { CONSOLE_STDIO, CONSOLE_NONE, CONSOLE_FILE };
 enum ecam_mode { ECAM_RO, ECAM_TRAP, ECAM_OFF };
 enum xen_bar_mtrr { XEN_BAR_WB, XEN_BAR_UC };
@@ -44,6 +46,7 @@ enum cli_given {
 	GIVEN_XEN_BAR_MTRR = 1u << 10, GIVEN_MSR_POLICY = 1u << 11,
 	GIVEN_MSR = 1u << 12, GIVEN_MSR_DEFAULT = 1u << 13,
 	GIVEN_DISK = 1u << 14, GIVEN_RNG = 1u << 15,
+	GIVEN_NET = 1u << 16,
 };
 
 struct vmm_config {
@@ -77,6 +80,8 @@ struct vmm_config {
 	struct disk_opt disks[CLI_MAX_DISKS];
 	unsigned int ndisks;
 	bool rng;
+	struct net_opt nets[NET_OPT_MAX];	/* --net */
+	unsigned int nnets;
 	bool exit_qemu;			/* --exit-style qemu */
 	bool pci_testdev;		/* --pci-testdev on */
 	const char *cpuid;		/* --cpuid +flag,-flag,... */
