@@ -220,11 +220,11 @@ static void eth(uint8_t *f, const uint8_t *dst, const uint8_t *src,
 	put16(f + 12, type);
 }
 
-static int arp(struct vnet *v, uint16_t op, const uint8_t *tha,
-	       const uint8_t *tpa)
+static uint32_t arp_frame(struct vnet *v, uint8_t *f, uint16_t op,
+			  const uint8_t *tha, const uint8_t *tpa)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	uint8_t *f = tx_frame, *a = f + 14;
+	uint8_t *a = f + 14;
 
 	eth(f, op == 1 ? bcast : tha, v->mac, ETH_ARP);
 	put16(a, 1);
@@ -237,14 +237,25 @@ static int arp(struct vnet *v, uint16_t op, const uint8_t *tha,
 	memcpy(a + 18, tha, 6);
 	memcpy(a + 24, tpa, 4);
 	memset(f + 42, 0, 18);
-	return vnet_send(v, f, 60);
+	return 60;
+}
+
+static int arp(struct vnet *v, uint16_t op, const uint8_t *tha,
+	       const uint8_t *tpa)
+{
+	return vnet_send(v, tx_frame, arp_frame(v, tx_frame, op, tha, tpa));
+}
+
+uint32_t vnet_arp_host_frame(struct vnet *v, uint8_t *f)
+{
+	static const uint8_t zero[6];
+
+	return arp_frame(v, f, 1, zero, v->host_ip);
 }
 
 int vnet_arp_host(struct vnet *v)
 {
-	static const uint8_t zero[6];
-
-	return arp(v, 1, zero, v->host_ip);
+	return vnet_send(v, tx_frame, vnet_arp_host_frame(v, tx_frame));
 }
 
 bool vnet_is_arp_reply(struct vnet *v, const uint8_t *f, uint32_t len)

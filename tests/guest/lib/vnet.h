@@ -52,6 +52,8 @@ bool vnet_answer(struct vnet *v, const uint8_t *f, uint32_t len);
 /* Build and send: an ARP request for the host, an echo request to it
  * with n payload bytes (byte i = seed + i). */
 int vnet_arp_host(struct vnet *v);
+/* The same ARP request built into f (60 bytes); returns its length. */
+uint32_t vnet_arp_host_frame(struct vnet *v, uint8_t *f);
 int vnet_ping_host(struct vnet *v, uint16_t id, uint16_t seq, uint32_t n,
 		   uint8_t seed);
 /* Is f an echo reply from the host with that id/seq and payload? */
