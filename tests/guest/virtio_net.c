@@ -72,15 +72,24 @@ static bool ping_host(uint16_t seq, uint32_t size)
 	return false;
 }
 
+/* Ask for an interrupt at the next used entry, ARP the host, wait.  The
+ * host may have sent something on its own (IPv6 neighbour discovery)
+ * that arrived before the request was armed: then take it and ask
+ * again. */
 static void test_interrupt(void)
 {
 	uint64_t before = irq_count(VEC_RX);
+	bool got = false;
 
-	gv_want_interrupt(&v.d.q[VIRTIO_NET_RXQ]);
-	check(arp_host(), "no ARP reply with interrupts on");
+	for (int i = 0; i < 5 && !got && rdtsc() < deadline; i++) {
+		while (step() > 0)
+			;
+		gv_want_interrupt(&v.d.q[VIRTIO_NET_RXQ]);
+		vnet_arp_host(&v);
+		got = irq_wait(VEC_RX, before + 1, vnet_cycles(1)) > before;
+	}
 	gv_no_interrupts(&v.d.q[VIRTIO_NET_RXQ]);
-	check(irq_wait(VEC_RX, before + 1, vnet_cycles(2)) >= before + 1,
-	      "no MSI-X interrupt for a received frame");
+	check(got, "no MSI-X interrupt for a received frame");
 }
 
 static void serve_host(uint64_t pings)
