@@ -95,7 +95,7 @@ done
 # Fuzz smoke: each libFuzzer target replays its regressions and seeds,
 # then fuzzes for a few seconds (tests/fuzz/fuzz.mk).
 if [ -x build-fuzz/fuzz_pci ]; then
-	for t in pci xen_ports uart msr_policy loader fdt virtq snapshot \
+	for t in pci xen_ports uart msr_policy loader fdt virtq net snapshot \
 		manifest; do
 		log="$log_dir/fuzz-$t.log"
 		if make --no-print-directory -s "fuzz-$t" \
