@@ -24,7 +24,7 @@ void bench_usage(FILE *out)
 "the best configuration; then the issues' target figures as measured.\n"
 "\n"
 "  --repeat N       timed repeats per case (1..100, default 5)\n"
-"  --cases LIST     comma list of groups (pci exits msr memory blk boot\n"
+"  --cases LIST     comma list of groups (pci exits msr memory blk net boot\n"
 "                   snapshot), case names or NAME:RING (default: all)\n"
 "  --json FILE      write every row as JSON (schema: vmm/bench/json.c)\n"
 "  --report DIR     write DIR/report.md and one SVG chart per group\n"

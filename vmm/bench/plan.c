@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The benchmark plan: configurations, cases, groups and floor mapping. */
 #include "vmm/bench/plan.h"
+#include "vmm/bench/net.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,7 @@ const struct bench_config bench_configs[] = {
 	{ "msr=host", { "--msr", BENCH_MSR_USER " rw host=0x7", NULL },
 	  USER_MSR },
 	{ "disk", { "--disk", BENCH_DISK_ARG, NULL }, "" },
+	{ "net", { "--net", "tap=" BENCH_NET_TAP, NULL }, "" },
 };
 const size_t bench_nconfigs = sizeof(bench_configs) / sizeof(bench_configs[0]);
 
@@ -67,11 +69,15 @@ const struct bench_case bench_cases[] = {
 	{ "blk_rand4k_qd32", 3, "blk", { "disk" } },
 	{ "blk_seqrd1m", 3, "blk", { "disk" } },
 	{ "blk_seqwr1m", 3, "blk", { "disk" } },
+	{ "net_tx_64", 3, "net", { "net" } },
+	{ "net_tx_1472", 3, "net", { "net" } },
+	{ "net_rx_64", 3, "net", { "net" } },
+	{ "net_rx_1472", 3, "net", { "net" } },
 };
 const size_t bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);
 
 const char *const bench_groups[] = { "pci", "exits", "msr", "memory", "blk",
-				     "boot", "snapshot", NULL };
+				     "net", "boot", "snapshot", NULL };
 
 const struct bench_config *bench_config_find(const char *name)
 {
@@ -177,7 +183,7 @@ int bench_cases_check(const char *list, char *err, size_t len)
 		if (!known) {
 			snprintf(err, len, "--cases: unknown case or group "
 				 "'%.*s' (groups: pci exits msr memory blk "
-				 "boot snapshot)",
+				 "net boot snapshot)",
 				 (int)(l > 60 ? 60 : l), p);
 			return -1;
 		}
