@@ -17,7 +17,7 @@ enum long_only {
 	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_DISK, OPT_RNG, OPT_EXIT_STYLE,
 	OPT_CPUID, OPT_PCI_TESTDEV,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
-	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_NET,
+	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
 };
 
 static const struct option options[] = {
@@ -45,6 +45,7 @@ static const struct option options[] = {
 	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
 	{ "cpuid",	required_argument, NULL, OPT_CPUID },
 	{ "pci-testdev", required_argument, NULL, OPT_PCI_TESTDEV },
+	{ "syscall-fix", required_argument, NULL, OPT_SYSCALL_FIX },
 	{ "msr-policy",	required_argument, NULL, OPT_MSR_POLICY },
 	{ "msr",	required_argument, NULL, OPT_MSR },
 	{ "msr-default", required_argument, NULL, OPT_MSR_DEFAULT },
@@ -89,6 +90,9 @@ void cli_usage(FILE *out)
 "                         isa-debug-exit (what kvm-unit-tests expect)\n"
 "  --no-sandbox           run without the seccomp sandbox (on by default:\n"
 "                         only the system calls a run needs are allowed)\n"
+"  --syscall-fix on|off|auto  complete guest user-mode SYSCALL and int $0x80\n"
+"                         where the host leaves them undone (auto, the\n"
+"                         default: on PVM hosts only)\n"
 "PCI:\n"
 "  --ecam ro|trap|off     ECAM window mapped read-only (default: reads never\n"
 "                         exit), trapped on every access, or absent\n"
@@ -400,6 +404,15 @@ static int parse_snap(struct vmm_config *cfg, int c, const char *v)
 	return -1;
 }
 
+static int parse_syscall_fix(struct vmm_config *cfg, const char *v)
+{
+	static const char *const modes[] = { "auto", "on", "off", NULL };
+	int i = choice("--syscall-fix", v, modes, "expected on, off or auto");
+
+	cfg->syscall_fix = (enum syscall_fix)i;
+	return i < 0 ? -1 : 0;
+}
+
 static int parse_one(struct vmm_config *cfg, int c, const char *v)
 {
 	mark_given(cfg, c);
@@ -450,6 +463,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 		cfg->pci_testdev = i == 1;
 		return i < 0 ? -1 : 0;
 	}
+	case OPT_SYSCALL_FIX: return parse_syscall_fix(cfg, v);
 	}
 	return -1;
 }

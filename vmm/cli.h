@@ -16,6 +16,7 @@
 enum console_mode { CONSOLE_STDIO, CONSOLE_NONE, CONSOLE_FILE };
 enum ecam_mode { ECAM_RO, ECAM_TRAP, ECAM_OFF };
 enum xen_bar_mtrr { XEN_BAR_WB, XEN_BAR_UC };
+enum syscall_fix { SYSCALL_FIX_AUTO, SYSCALL_FIX_ON, SYSCALL_FIX_OFF };
 
 #define CLI_MAX_MSR_RULES	64
 #define CLI_MAX_DISKS		8
@@ -97,6 +98,7 @@ struct vmm_config {
 	/* Set by a restore: the MSR policy file's text, as it was. */
 	const char *msr_policy_text;
 	uint32_t given;			/* enum cli_given bits */
+	enum syscall_fix syscall_fix;	/* pvm/syscall.h */
 };
 
 enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_ERROR };

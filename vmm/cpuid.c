@@ -13,6 +13,12 @@
  *     this bit of our CPUID to ring 0 (as they do the vendor string) but
  *     not XSAVE, SMAP or POPCNT: those are handled on the guest command
  *     line and by completing the instructions instead (pvm/emulate.h).
+ *   - on the same hosts, leaf 0x40000001 EAX.KVM_FEATURE_PV_UNHALT
+ *     cleared: a paravirtual spinlock kick there (KVM_HC_KICK_CPU from
+ *     emulated ring 0) to a vCPU halted with interrupts off was seen to
+ *     leave the kicker at its VMCALL and the waiter halted for good (a
+ *     2-vCPU Linux boot stuck in kvm_kick_cpu / kvm_wait).  Without the
+ *     feature Linux keeps to native queued spinlocks.
  *   - --cpuid +name/-name edits (cpuid_flags.h) last: hiding always
  *     works, showing only what KVM supports (else a warning), as QEMU
  *     does with -cpu host,+flag.
@@ -36,6 +42,8 @@
 #define LEAF_HV_TIMING	0x40000010u
 
 #define CPUID1_ECX_CX16	(1u << 13)
+#define LEAF_KVM_FEATURES	0x40000001u
+#define KVM_PV_UNHALT		(1u << 7)	/* KVM_FEATURE_PV_UNHALT */
 
 static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
 		   unsigned int ncpus, bool ring0_emulated)
@@ -55,6 +63,10 @@ static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
 	case 0xb:
 	case 0x1f:
 		e->edx = id;
+		break;
+	case LEAF_KVM_FEATURES:
+		if (ring0_emulated)
+			e->eax &= ~KVM_PV_UNHALT;
 		break;
 	}
 }

@@ -6,6 +6,7 @@
  *   0xc0000000        .. 0xe0000000        32-bit PCI memory window
  *   0xe0000000        .. +buses MiB        PCIe ECAM window
  *   0xfe000000        .. +4 KiB            snapshot control page
+ *   0xfeb00000        .. +4                test-exit register (MMIO)
  *   0xfec00000                             IOAPIC
  *   0xfee00000                             LAPIC
  *   4 GiB - fw_size   .. 4 GiB             firmware ROM (read-only slot)

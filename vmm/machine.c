@@ -15,6 +15,7 @@
 #include "vmm/platform.h"
 #include "vmm/suspend.h"
 #include "vmm/snapshot/snapshot.h"
+#include "vmm/pvm/syscall.h"
 #include "vmm/vcpu.h"
 #include "vmm/virtio_vm.h"
 #include "vmm/vm.h"
@@ -107,6 +108,8 @@ static int add_devices(struct vm *vm)
 			 vm->uart, "uart-com1") < 0 ||
 	    bus_register(&vm->pio, ABI_TEST_EXIT_PORT, 1, &debug_port_ops,
 			 &vm->exit_port, "test-exit") < 0 ||
+	    bus_register(&vm->mmio, ABI_TEST_EXIT_MMIO, 4, &debug_port_ops,
+			 &vm->exit_port, "test-exit-mmio") < 0 ||
 	    bus_register(&vm->pio, ABI_PROGRESS_PORT, 1, &debug_port_ops,
 			 &vm->progress_port, "boot-progress") < 0 ||
 	    bus_register(&vm->pio, ACPI_PM1A_EVT_PORT, ACPI_PM_PORTS_LEN,
@@ -294,6 +297,7 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_buses, json_buses, vm });
 	*status = EXIT_USAGE;
+	syscall_fix_prepare(vm);	/* its MSRs go into the filter */
 	if (console_open(&vm->console, cfg->console, cfg->console_file) < 0 ||
 	    msr_vm_prepare(vm) < 0 || virtio_vm_prepare(vm) < 0)
 		goto fail;
@@ -320,7 +324,7 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	if (add_devices(vm) < 0 || pci_vm_setup(vm) < 0 ||
 	    create_vcpus(vm) < 0)
 		goto fail;
-	if (msr_vm_install(vm) < 0)
+	if (msr_vm_install(vm) < 0 || syscall_fix_install(vm) < 0)
 		goto fail;
 	if (snapshot_setup(vm, &usage) < 0) {
 		*status = usage ? EXIT_USAGE : EXIT_VMM_ERROR;
@@ -340,6 +344,7 @@ void vm_destroy(struct vm *vm)
 	snapshot_destroy(vm);
 	snap_registry_free(&vm->snap_reg);
 	msr_vm_destroy(vm);
+	syscall_fix_destroy(vm);
 	for (unsigned int i = 0; vm->vcpus && i < vm->ncpus; i++)
 		vcpu_destroy(&vm->vcpus[i]);
 	free(vm->vcpus);

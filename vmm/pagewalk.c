@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/pagewalk.h"
 
+#include <string.h>
+
 #define CR0_PG		(1ull << 31)
 #define CR0_WP		(1ull << 16)
 #define CR4_LA57	(1ull << 12)
@@ -102,5 +104,35 @@ enum pw_result pagewalk(struct gmem *mem, const struct pw_cpu *cpu,
 		set_bits(walked[i], PTE_A | (write && i == n - 1 ? PTE_D : 0));
 	*gpa = (pte & frame_mask(level)) |
 	       (la & ((1ull << (12 + 9 * (level - 1))) - 1));
+	return PW_OK;
+}
+
+enum pw_result pw_copy(struct gmem *mem, const struct pw_cpu *cpu,
+		       uint64_t la, void *buf, size_t len, bool write,
+		       uint64_t *la_fault, uint32_t *pf_err)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		uint64_t gpa, chunk = 4096 - ((la + done) & 4095);
+		enum pw_result r;
+		uint8_t *p;
+
+		r = pagewalk(mem, cpu, la + done, write, &gpa, pf_err);
+		if (r == PW_FAULT)
+			*la_fault = la + done;
+		if (r != PW_OK)
+			return r;
+		if (chunk > len - done)
+			chunk = len - done;
+		p = gmem_ptr(mem, gpa, chunk);
+		if (!p)
+			return PW_UNSUPPORTED;
+		if (write)
+			memcpy(p, (const uint8_t *)buf + done, chunk);
+		else
+			memcpy((uint8_t *)buf + done, p, chunk);
+		done += chunk;
+	}
 	return PW_OK;
 }

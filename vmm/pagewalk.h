@@ -2,7 +2,8 @@
 /*
  * Translating a guest linear address the way the CPU would for a data
  * access, with the permission checks and the accessed/dirty updates, for
- * the VMM's own instruction emulation (pvm/emulate.c).  KVM_TRANSLATE is not
+ * the VMM's own instruction emulation (pvm/emulate.c) and system-call
+ * completion (pvm/syscall.c).  KVM_TRANSLATE is not
  * enough there: it reports no permissions and sets no A/D bits.
  *
  * Covers what a 64-bit guest uses: paging off, and 4- or 5-level long-mode
@@ -40,5 +41,14 @@ enum pw_result {
 enum pw_result pagewalk(struct gmem *mem, const struct pw_cpu *cpu,
 			uint64_t la, bool write, uint64_t *gpa,
 			uint32_t *pf_err);
+
+/* Copies len bytes between buf and guest memory at linear address la
+ * (write: into the guest), page by page, each page walked as above.
+ * PW_OK; PW_FAULT with *la_fault (the page's first byte touched) and
+ * *pf_err; PW_UNSUPPORTED if a page is not RAM or the walk cannot be
+ * done.  A fault part-way may leave the pages before it written. */
+enum pw_result pw_copy(struct gmem *mem, const struct pw_cpu *cpu,
+		       uint64_t la, void *buf, size_t len, bool write,
+		       uint64_t *la_fault, uint32_t *pf_err);
 
 #endif

@@ -134,3 +134,44 @@ void vcpu_report_failure(struct vcpu *v, struct gmem *mem,
 		disassemble(out, bytes, n, r.rip, bits);
 	fflush(out);
 }
+
+static const char *mp_name(uint32_t st)
+{
+	switch (st) {
+	case KVM_MP_STATE_RUNNABLE:
+		return "running";
+	case KVM_MP_STATE_UNINITIALIZED:
+		return "waiting for INIT/SIPI";
+	case KVM_MP_STATE_INIT_RECEIVED:
+		return "INIT received";
+	case KVM_MP_STATE_HALTED:
+		return "halted";
+	case KVM_MP_STATE_SIPI_RECEIVED:
+		return "SIPI received";
+	}
+	return "state ?";
+}
+
+void vcpu_report_where(struct vcpu *v)
+{
+	struct kvm_regs r;
+	struct kvm_sregs s;
+	struct kvm_mp_state mp = { .mp_state = 0xff };
+	struct kvm_vcpu_events ev;
+
+	if (ioctl(v->fd, KVM_GET_REGS, &r) < 0 ||
+	    ioctl(v->fd, KVM_GET_SREGS, &s) < 0)
+		return;
+	ioctl(v->fd, KVM_GET_MP_STATE, &mp);
+	memset(&ev, 0, sizeof(ev));
+	ioctl(v->fd, KVM_GET_VCPU_EVENTS, &ev);
+	fprintf(stderr, "minivmm: vCPU %u at RIP 0x%llx CPL %u RSP 0x%llx "
+		"RFLAGS 0x%llx (IF %d) CR3 0x%llx, %s%s%s%s\n", v->id,
+		(unsigned long long)r.rip, s.cs.selector & 3,
+		(unsigned long long)r.rsp, (unsigned long long)r.rflags,
+		!!(r.rflags & 0x200), (unsigned long long)s.cr3,
+		mp_name(mp.mp_state),
+		ev.interrupt.injected ? ", interrupt being injected" : "",
+		ev.nmi.pending || ev.nmi.injected ? ", NMI pending" : "",
+		ev.interrupt.shadow ? ", interrupt shadow" : "");
+}

@@ -14,5 +14,9 @@ struct vcpu;
  * instruction bytes are read from mem. */
 void vcpu_report_failure(struct vcpu *v, struct gmem *mem,
 			 const char *what);
+/* One line on stderr saying where v stands (after its thread ended):
+ * RIP, CPL, RSP, RFLAGS, run state and pending events.  For runs that
+ * end without a failure of their own, e.g. a timeout. */
+void vcpu_report_where(struct vcpu *v);
 
 #endif

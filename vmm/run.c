@@ -5,6 +5,7 @@
 #include "vmm/run.h"
 #include "devices/uart16550.h"
 #include "vmm/exit_status.h"
+#include "vmm/report.h"
 #include "vmm/sandbox.h"
 #include "vmm/snapshot/snapshot.h"
 #include "vmm/vcpu.h"
@@ -150,6 +151,10 @@ int vm_run(struct vm *vm)
 	snapshot_release(vm);
 	for (unsigned int i = 0; i < vm->ncpus; i++)
 		vcpu_join(&vm->vcpus[i]);
+	/* A run cut short says where the guest was (a hang, a slow boot). */
+	for (unsigned int i = 0; vm->exit_status == EXIT_TIMEOUT &&
+	     i < vm->ncpus; i++)
+		vcpu_report_where(&vm->vcpus[i]);
 	close(sfd);
 	console_flush(&vm->console);
 	console_restore_terminal();

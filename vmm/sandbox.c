@@ -116,6 +116,10 @@ static const unsigned long ioctls[] = {
 	KVM_IOEVENTFD,		/* pci-testdev's eventfd tests; virtio kicks */
 	KVM_SET_GSI_ROUTING,	/* virtio: MSI-X vector routes */
 	KVM_GET_FPU, KVM_GET_XCRS, KVM_GET_CPUID2,
+	/* report.c: where each vCPU stands when a run times out */
+	KVM_GET_MP_STATE,
+	/* pvm/syscall.c: breakpoints on the guest's #PF and #UD handlers */
+	KVM_SET_GUEST_DEBUG,
 	TCGETS, TCSETS, TCSETSW, TCSETSF,
 };
 

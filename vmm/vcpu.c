@@ -119,6 +119,10 @@ static bool dispatch(struct vcpu *v)
 	struct kvm_run *run = v->run;
 
 	stats_count_exit(v->exits->stats, run->exit_reason);
+	if (v->exits->exit_seen.fn && !hook(v, &v->exits->exit_seen)) {
+		stop(v, EXIT_VMM_ERROR, true, "exit hook failed");
+		return false;
+	}
 	switch (run->exit_reason) {
 	case KVM_EXIT_IO:
 		handle_io(v);

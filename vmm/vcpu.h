@@ -3,7 +3,8 @@
  * vCPUs: one thread each running KVM_RUN, and the exit dispatch.  The loop
  * sees the machine only through struct vcpu_exits: the two buses it hands
  * port I/O and MMIO to, the handlers registered for MSR, emulation-failure
- * and debug exits, the statistics it counts exits in, and a stop callback.
+ * and debug exits (and one that sees every exit first), the statistics it
+ * counts exits in, and a stop callback.
  * It knows no device and no VM internals.
  */
 #ifndef MINIVMM_VCPU_H
@@ -34,6 +35,7 @@ struct vcpu_exits {
 	struct vcpu_hook msr;		/* fills run->msr; unset: #GP */
 	struct vcpu_hook internal_error; /* KVM_EXIT_INTERNAL_ERROR */
 	struct vcpu_hook debug;		/* KVM_EXIT_DEBUG */
+	struct vcpu_hook exit_seen;	/* every exit, first; unset: none */
 	/* Ends the run with status (first caller wins); with report set,
 	 * the failure report for v is printed first, headed by why. */
 	void (*stop)(void *ctx, struct vcpu *v, int status, bool report,

@@ -22,6 +22,7 @@
 #include "vmm/kvm.h"
 #include "vmm/boot/loader.h"
 #include "vmm/memory.h"
+#include "vmm/msr/observer.h"
 #include "vmm/stats.h"
 #include "vmm/timing.h"
 #include "vmm/vcpu.h"
@@ -51,6 +52,8 @@ struct vm {
 	struct vcpu_exits exits;	/* what the vCPU loops dispatch to */
 	struct emulate_ctx emulate;
 	void *msr_state;	/* msr/vm.c */
+	struct msr_observer msr_observer;	/* set by pvm/syscall.c */
+	void *syscall_state;	/* pvm/syscall.c */
 	struct pci_vm *pci;	/* pci_vm.c */
 	struct virtio_vm *virtio;	/* virtio_vm.c; NULL: no devices */
 	struct platform *platform;	/* platform.c */

@@ -17,6 +17,11 @@
 /* Test-exit port: a write of V (8, 16 or 32 bits) ends the VM with status
  * V & 0xff (or, with --exit-style qemu, (V << 1 | 1) & 0xff). */
 #define ABI_TEST_EXIT_PORT	0xf4
+/* The same register at a guest-physical address, for guest code that
+ * cannot do port I/O: Linux user space (where ring-3 port I/O faults, as
+ * on PVM hosts) reaches it with `busybox devmem 0xfeb00000 32 V` through
+ * /dev/mem.  Nothing else decodes that page and no table lists it. */
+#define ABI_TEST_EXIT_MMIO	0xfeb00000u
 
 /* Boot-progress port: a byte write records a milestone with a host time. */
 #define ABI_PROGRESS_PORT	0xf5

@@ -5,7 +5,9 @@
 # that minivmm completed them; elsewhere the CPU ran them.
 . "$(dirname "$0")/lib.sh"
 
-vm emulate 30 --kernel "$GUESTS/emulate.elf" --stats
+pvm=
+[ -e /sys/module/kvm_pvm ] && pvm=ring0-emulated
+vm emulate 30 --kernel "$GUESTS/emulate.elf" --stats --append "$pvm"
 expect emulate 0 'emulate: 0 failure' ''
 if [ -e /sys/module/kvm_pvm ]; then
 	grep -qE '^  int3 1  cmpxchg16b [1-9][0-9]*  clac/stac 2  popcnt [1-9][0-9]*  fwait [1-9][0-9]*  faults injected 1$' \

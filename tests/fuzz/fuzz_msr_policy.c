@@ -245,6 +245,31 @@ static void as_rules(struct msr_policy *p, char *text)
 					       sizeof(err));
 }
 
+/* The syscall fix's watch list (pvm/syscall.c): watched accesses exit,
+ * the MSRs around them keep what the table says. */
+static void check_watched(const struct msr_policy *p)
+{
+	static const struct msr_watch w[] = {
+		{ 0xc0000082, true, true }, { 0xc0000083, true, true },
+		{ 0xc0000081, false, true }, { 0xc0000084, false, true },
+	};
+	struct msr_filter f;
+	char err[ERR_LEN];
+
+	if (msr_filter_compile_watch(&f, p, w, 4, err, sizeof(err)) == 0) {
+		for (size_t i = 0; i < 4; i++)
+			for (int d = 0; d < 2; d++)
+				if (d ? w[i].write : w[i].read)
+					FZ_CHECK(!msr_filter_allows(&f,
+						 w[i].index, (enum msr_dir)d),
+						 "watched MSR 0x%x allowed",
+						 w[i].index);
+		check_one(&f, p, 0xc0000080);
+		check_one(&f, p, 0xc0000085);
+	}
+	msr_filter_free(&f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz in = { data, size };
@@ -266,6 +291,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		msr_filter_print(&f, devnull);
 	}
 	msr_filter_free(&f);
+	check_watched(&p);
 	msr_policy_print(&p, devnull);
 	run_exits(&p, &in);
 	msr_policy_free(&p);

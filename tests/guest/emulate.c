@@ -5,9 +5,11 @@
  * traps with RIP after it, cmpxchg16b compares and swaps (and faults when
  * misaligned), popcnt counts with the CPU's flags and operand sizes,
  * fwait passes or raises #MF, clac/stac flip RFLAGS.AC.  Where the CPU
- * runs them itself the same checks pass.  Also the second set
- * (vmm/pvm/emulate_sys.h): int n delivers through the IDT with RIP after
- * it, xgetbv is #UD without CR4.OSXSAVE, clwb/clflushopt touch memory for
+ * runs them itself the same checks pass.  With "ring0-emulated" on the
+ * command line (the host emulates ring 0), CPUID must also hide what
+ * minivmm hides there: CX16, and KVM's PV_UNHALT (vmm/cpuid.c).
+ * Also the second set (vmm/pvm/emulate_sys.h): int n delivers through the
+ * IDT with RIP after it, xgetbv is #UD without CR4.OSXSAVE, clwb/clflushopt touch memory for
  * faults only, movbe's register form is #UD, invpcid
  * and rdpru are #UD where CPUID lacks them.  Status 0, or 1 with FAIL
  * lines.
@@ -171,6 +173,18 @@ static void test_clac_stac(void)
 	check(!(read_flags() & RFLAGS_AC), "clac: AC set");
 }
 
+static void test_cpuid(void)
+{
+	struct cpuid_regs base = cpuid(0x40000000, 0);
+	uint32_t ecx1 = cpuid(1, 0).ecx, kvm = 0;
+
+	if (base.ebx == 0x4b4d564b && base.eax >= 0x40000001)	/* "KVMK" */
+		kvm = cpuid(0x40000001, 0).eax;
+	gprintf("emulate: CPUID.1:ECX 0x%x, KVM features 0x%x\n", ecx1, kvm);
+	check(!(ecx1 & (1u << 13)), "CPUID shows CX16");
+	check(!(kvm & (1u << 7)), "CPUID shows KVM_FEATURE_PV_UNHALT");
+}
+
 extern const char int4_after[];
 
 static void do_int4(void *arg)
@@ -290,7 +304,8 @@ static void test_ud_without_cpuid(void)
 
 int payload_main(const struct hvm_start_info *si)
 {
-	(void)si;
+	if (cmdline_has(start_info_cmdline(si), "ring0-emulated"))
+		test_cpuid();
 	test_int3();
 	test_int_n_xgetbv();
 	test_cache_ops();

@@ -163,6 +163,7 @@ START_TEST(disabled_unsupported_and_odd_masks)
 	/* Referenced so the host build keeps them (they need ring 0). */
 	ck_assert_ptr_nonnull((void *)mtrr_read);
 	ck_assert_ptr_nonnull((void *)map_with_type);
+	ck_assert_ptr_nonnull((void *)map_supervisor);
 }
 END_TEST
 

@@ -283,6 +283,26 @@ START_TEST(bad_timeout)
 }
 END_TEST
 
+START_TEST(syscall_fix)
+{
+	struct result r;
+
+	expect_run(PARSE(&r, "--kernel", "k"));
+	ck_assert_int_eq(r.cfg.syscall_fix, SYSCALL_FIX_AUTO);
+	expect_run(PARSE(&r, "--syscall-fix", "off"));
+	ck_assert_int_eq(r.cfg.syscall_fix, SYSCALL_FIX_OFF);
+	expect_run(PARSE(&r, "--syscall-fix", "on"));
+	ck_assert_int_eq(r.cfg.syscall_fix, SYSCALL_FIX_ON);
+	expect_run(PARSE(&r, "--syscall-fix", "auto"));
+	ck_assert_int_eq(r.cfg.syscall_fix, SYSCALL_FIX_AUTO);
+	expect_error(PARSE(&r, "--syscall-fix", "maybe"), "--syscall-fix",
+		     "expected on, off or auto");
+	expect_error(PARSE(&r, "--syscall-fix", "ON"), "'ON'", NULL);
+	expect_error(PARSE(&r, "--syscall-fix", ""), "--syscall-fix", NULL);
+	expect_error(PARSE(&r, "--syscall-fix"), "--syscall-fix", NULL);
+}
+END_TEST
+
 /* The options issue 16 added: exit style, CPUID edits, pci-testdev. */
 START_TEST(kut_options)
 {
@@ -443,6 +463,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, bad_memory_keeps_default);
 	tcase_add_test(tc, bad_cpus);
 	tcase_add_test(tc, bad_timeout);
+	tcase_add_test(tc, syscall_fix);
 	tcase_add_test(tc, unknown_option);
 	tcase_add_test(tc, kut_options);
 	tcase_add_test(tc, missing_value);

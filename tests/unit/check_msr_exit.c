@@ -249,6 +249,34 @@ START_TEST(logged_allow_goes_through_kvm)
 }
 END_TEST
 
+/* An observer's watched MSRs (msr/observer.h) exit by the filter: the
+ * policy answers, and what it lets through goes to KVM. */
+START_TEST(observer_watched_msrs)
+{
+	struct msr_observer o = { .nwatch = 2, .watch = {
+		{ 0xc0000082, true, true }, { 0xc0000081, false, true } } };
+	struct msr_stats_totals t;
+
+	C.observer = &o;
+	add("0xc0000084 deny");
+	ck_assert(!wr_gp(0xc0000082, 0x1234));		/* allow: to KVM */
+	ck_assert_int_eq(kvm.calls, 1);
+	ck_assert_uint_eq(kvm.written, 0x1234);
+	ck_assert_uint_eq(rdv(0xc0000082), 0xabcd);
+	ck_assert_int_eq(kvm.calls, 2);
+	ck_assert(rd_gp(0xc0000081));	/* reads not watched: stale filter */
+	o.watch[1].index = 0xc0000084;	/* watched but denied: #GP */
+	ck_assert(wr_gp(0xc0000084, 1));
+	ck_assert_int_eq(kvm.calls, 2);
+	msr_stats_totals(&S, &t);
+	ck_assert_uint_eq(t.unattributed, 1);
+	ck_assert_uint_eq(t.gp, 2);
+	C.observer = NULL;		/* without it: unattributed */
+	ck_assert(wr_gp(0xc0000082, 1));
+	ck_assert_int_eq(kvm.calls, 2);
+}
+END_TEST
+
 START_TEST(unattributed_exits)
 {
 	struct msr_stats_totals t;
@@ -645,6 +673,7 @@ int main(void)
 	tcase_add_test(t, emulate_store_is_bounded);
 	tcase_add_test(t, host_reads);
 	tcase_add_test(t, logged_allow_goes_through_kvm);
+	tcase_add_test(t, observer_watched_msrs);
 	tcase_add_test(t, unattributed_exits);
 	tcase_add_test(t, log_events_and_format);
 	tcase_add_test(t, wants_rip);

@@ -275,7 +275,7 @@ START_TEST(default_deny_with_allowed_islands)
 	ck_assert(!msr_filter_allows(&F, 0x19a, MSR_READ));
 	ck_assert(msr_filter_allows(&F, 0xc0000084, MSR_WRITE));
 	ck_assert(msr_filter_allows(&F, 0xc0000100, MSR_READ));
-	ck_assert(!msr_filter_allows(&F, 0xc0000100, MSR_WRITE));
+	ck_assert(!msr_filter_allows(&F, 0xc0000104, MSR_WRITE));
 	ck_assert(!msr_filter_allows(&F, 0xc0000085, MSR_READ));
 }
 END_TEST
@@ -588,6 +588,48 @@ START_TEST(random_tables)
 }
 END_TEST
 
+/* Watched accesses exit whatever the table says, the rest stays as the
+ * table says; the table itself is untouched. */
+START_TEST(watched_msrs_exit)
+{
+	const struct msr_watch w[] = {
+		{ 0xc0000082, true, true }, { 0xc0000081, false, true },
+		{ 0x10, true, false },
+	};
+
+	add("0xc0000080-0xc00000ff allow");
+	add("0x10 deny");
+	ck_assert_int_eq(msr_filter_compile_watch(&F, &P, w, 3, err,
+						  sizeof(err)), 0);
+	ck_assert(!msr_filter_allows(&F, 0xc0000082, MSR_READ));
+	ck_assert(!msr_filter_allows(&F, 0xc0000082, MSR_WRITE));
+	ck_assert(msr_filter_allows(&F, 0xc0000081, MSR_READ));
+	ck_assert(!msr_filter_allows(&F, 0xc0000081, MSR_WRITE));
+	ck_assert(!msr_filter_allows(&F, 0x10, MSR_READ));	/* deny */
+	ck_assert(!msr_filter_allows(&F, 0x10, MSR_WRITE));
+	for (uint32_t i = 0xc0000080; i <= 0xc0000084; i++)
+		if (i != 0xc0000081 && i != 0xc0000082)
+			for (int d = 0; d < 2; d++)
+				ck_assert(msr_filter_allows(&F, i, d));
+	ck_assert(msr_filter_allows(&F, 0x11, MSR_READ));
+	ck_assert(in_kernel(0xc0000082, MSR_READ));	/* policy unchanged */
+	msr_filter_free(&F);
+	/* default deny: the watched MSR's neighbours keep their rule
+	 * (architectural MSRs stay with KVM; 0xc0000104 is not one) */
+	add("default deny");
+	ck_assert_int_eq(msr_filter_compile_watch(&F, &P, w, 2, err,
+						  sizeof(err)), 0);
+	ck_assert(!msr_filter_allows(&F, 0xc0000082, MSR_WRITE));
+	ck_assert(msr_filter_allows(&F, 0xc0000083, MSR_WRITE));
+	ck_assert(!msr_filter_allows(&F, 0xc0000104, MSR_WRITE));
+	msr_filter_free(&F);
+	ck_assert_int_eq(msr_filter_compile_watch(&F, &P,
+		&(struct msr_watch){ 0x830, true, true }, 1, err,
+		sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "x2APIC"));
+}
+END_TEST
+
 START_TEST(print_and_free_twice)
 {
 	struct capture c;
@@ -637,6 +679,7 @@ int main(void)
 	tcase_add_test(t, allows_mirrors_kvm);
 	tcase_add_loop_test(t, presets_compile, 0, 4);
 	tcase_add_loop_test(t, random_tables, 0, 200);
+	tcase_add_test(t, watched_msrs_exit);
 	tcase_add_test(t, print_and_free_twice);
 	suite_add_tcase(s, t);
 	return unit_run(s);

@@ -22,6 +22,9 @@
  *   PAIR_RD   outl esi to port rdi, inl from port rdi+4 (a CF8/CFC read)
  *   PAIR_WR   outl esi to port rdi, outl ecx to port rdi+4 (a CF8/CFC
  *             write)
+ *   SYSCALL   syscall (the guest's LSTAR handler returns with sysretq;
+ *             rcx and r11 are clobbered, as the contract allows)
+ *   INT80     int $0x80 (the guest's gate returns with iretq)
  */
 #ifndef MINIVMM_BENCH_LOOPS_H
 #define MINIVMM_BENCH_LOOPS_H
@@ -52,6 +55,8 @@
 	".macro BENCH_B_STORE\n movl %esi, (%rdi)\n.endm\n"		\
 	".macro BENCH_B_RDMSR\n rdmsr\n.endm\n"				\
 	".macro BENCH_B_WRMSR\n wrmsr\n.endm\n"				\
+	".macro BENCH_B_SYSCALL\n syscall\n.endm\n"			\
+	".macro BENCH_B_INT80\n int $0x80\n.endm\n"			\
 	".macro BENCH_B_PAIR_RD\n"					\
 	" mov %esi, %eax; mov %edi, %edx; outl %eax, %dx;"		\
 	" add $4, %edx; inl %dx, %eax\n"				\
@@ -74,6 +79,10 @@
 	".macro BENCH_STUB_WRMSR\n BENCH_TSC_START; mov %edi, %ecx;"	\
 	" mov %esi, %eax; xor %edx, %edx; BENCH_LOOP BENCH_B_WRMSR;"	\
 	" BENCH_TSC_STOP\n.endm\n"					\
+	".macro BENCH_STUB_SYSCALL\n BENCH_TSC_START;"			\
+	" BENCH_LOOP BENCH_B_SYSCALL; BENCH_TSC_STOP\n.endm\n"		\
+	".macro BENCH_STUB_INT80\n BENCH_TSC_START;"			\
+	" BENCH_LOOP BENCH_B_INT80; BENCH_TSC_STOP\n.endm\n"		\
 	".macro BENCH_STUB_PAIR_RD\n BENCH_TSC_START;"			\
 	" BENCH_LOOP BENCH_B_PAIR_RD; BENCH_TSC_STOP\n.endm\n"		\
 	".macro BENCH_STUB_PAIR_WR\n BENCH_TSC_START;"			\

@@ -73,11 +73,13 @@ const struct bench_case bench_cases[] = {
 	{ "net_tx_1472", 3, "net", { "net" } },
 	{ "net_rx_64", 3, "net", { "net" } },
 	{ "net_rx_1472", 3, "net", { "net" } },
+	{ "syscall", 3, "syscall", { "default" } },
+	{ "int80", 3, "syscall", { "default" } },
 };
 const size_t bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);
 
 const char *const bench_groups[] = { "pci", "exits", "msr", "memory", "blk",
-				     "net", "boot", "snapshot", NULL };
+				     "net", "syscall", "boot", "snapshot", NULL };
 
 const struct bench_config *bench_config_find(const char *name)
 {
@@ -183,7 +185,7 @@ int bench_cases_check(const char *list, char *err, size_t len)
 		if (!known) {
 			snprintf(err, len, "--cases: unknown case or group "
 				 "'%.*s' (groups: pci exits msr memory blk "
-				 "net boot snapshot)",
+				 "net syscall boot snapshot)",
 				 (int)(l > 60 ? 60 : l), p);
 			return -1;
 		}
@@ -218,6 +220,9 @@ static const struct {
 	{ "ram_read", 3, "ram_read:3" },
 	{ "pci_cf8_read", 0, "port_pair_rd:0" },
 	{ "pci_cf8_write", 0, "port_pair_wr:0" },
+	/* A completed system call against the exit it costs at least. */
+	{ "syscall", 3, "mmio_read:3" },
+	{ "int80", 3, "mmio_read:3" },
 };
 
 static const char *floor_case(const char *name, int ring, const char *config,

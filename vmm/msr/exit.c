@@ -259,9 +259,12 @@ static struct msr_exit_res answer(const struct msr_exit_ctx *ctx,
 	case MSR_ACT_HOST:
 		return do_host(ctx, e, req);
 	case MSR_ACT_ALLOW:
-		/* Only log/count make an allowed MSR exit by our filter. */
+		/* Only log/count, or an observer's watch, make an allowed
+		 * MSR exit by our filter. */
 		if (req->reason == KVM_MSR_EXIT_REASON_FILTER &&
-		    !msr_entry_in_kernel(e))
+		    (!msr_entry_in_kernel(e) ||
+		     msr_observer_watches(ctx->observer, req->index,
+					  req->dir == MSR_WRITE)))
 			return do_kvm(ctx, req);
 		break;
 	}

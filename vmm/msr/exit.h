@@ -24,7 +24,9 @@
  *	plain allow		KVM handled (or would have faulted) it; an exit
  *				here (reason UNKNOWN or INVAL, or a stale
  *				filter) cannot be attributed to a rule: #GP,
- *				counted apart and logged once per MSR.
+ *				counted apart and logged once per MSR.  An
+ *				access an observer watches (observer.h) exits
+ *				by the filter and is done through kvm_access.
  * A store that is full (MSR_EMUL_MAX MSRs) faults further new writes.
  */
 #ifndef MINIVMM_MSR_EXIT_H
@@ -35,6 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/msr/observer.h"
 #include "vmm/msr/policy.h"
 
 struct kvm_run;
@@ -146,6 +149,7 @@ struct msr_exit_ctx {
 	void *kvm_opaque;
 	msr_log_fn log;				/* NULL: no logging */
 	void *log_opaque;
+	const struct msr_observer *observer;	/* NULL: none */
 };
 
 struct msr_exit_res msr_exit_handle(const struct msr_exit_ctx *ctx,

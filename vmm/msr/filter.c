@@ -359,8 +359,68 @@ static int build(struct msr_filter *f, const struct msr_policy *p,
 	return rc;
 }
 
-int msr_filter_compile(struct msr_filter *f, const struct msr_policy *p,
-		       char *err, size_t errlen)
+/* Gives index a span of its own in *v (sorted, covering every MSR): its
+ * position, or -1 when out of memory. */
+static long isolate(struct msr_span **v, size_t *nv, uint32_t index)
+{
+	struct msr_span *a = *v, s;
+	size_t i = 0, extra;
+
+	while (i < *nv && a[i].last < index)
+		i++;
+	if (i == *nv)
+		return -1;
+	s = a[i];
+	if (s.first == index && s.last == index)
+		return (long)i;
+	extra = (s.first < index) + (s.last > index);
+	a = realloc(a, (*nv + extra) * sizeof(*a));
+	if (!a)
+		return -1;
+	*v = a;
+	memmove(&a[i + 1 + extra], &a[i + 1], (*nv - i - 1) * sizeof(*a));
+	*nv += extra;
+	if (s.first < index) {
+		a[i] = s;
+		a[i++].last = index - 1;
+	}
+	a[i] = s;
+	a[i].first = a[i].last = index;
+	if (s.last > index) {
+		a[i + 1] = s;
+		a[i + 1].first = index + 1;
+	}
+	return (long)i;
+}
+
+/* Marks each watched access of the effective table as exiting. */
+static int apply_watch(struct msr_span **v, size_t *nv,
+		       const struct msr_watch *w, size_t n, char *err,
+		       size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		long k;
+
+		if (w[i].index >= MSR_X2APIC_FIRST &&
+		    w[i].index <= MSR_X2APIC_LAST)
+			return fail(err, errlen, "msr policy: error: MSR 0x%x "
+				    "cannot be watched: KVM never filters the "
+				    "x2APIC MSRs", w[i].index);
+		k = isolate(v, nv, w[i].index);
+		if (k < 0)
+			return fail(err, errlen, "msr policy: error: out of "
+				    "memory");
+		if (w[i].read)
+			(*v)[k].e[MSR_READ].flags |= MSR_F_COUNT;
+		if (w[i].write)
+			(*v)[k].e[MSR_WRITE].flags |= MSR_F_COUNT;
+	}
+	return 0;
+}
+
+int msr_filter_compile_watch(struct msr_filter *f, const struct msr_policy *p,
+			     const struct msr_watch *watch, size_t nwatch,
+			     char *err, size_t errlen)
 {
 	struct msr_span *v;
 	size_t nv;
@@ -372,11 +432,19 @@ int msr_filter_compile(struct msr_filter *f, const struct msr_policy *p,
 	nv = msr_policy_effective(p, &v);
 	if (!nv)
 		return fail(err, errlen, "msr policy: error: out of memory");
-	rc = build(f, p, v, nv, err, errlen);
+	rc = apply_watch(&v, &nv, watch, nwatch, err, errlen);
+	if (rc == 0)
+		rc = build(f, p, v, nv, err, errlen);
 	free(v);
 	if (rc)
 		msr_filter_free(f);
 	return rc;
+}
+
+int msr_filter_compile(struct msr_filter *f, const struct msr_policy *p,
+		       char *err, size_t errlen)
+{
+	return msr_filter_compile_watch(f, p, NULL, 0, err, errlen);
 }
 
 void msr_filter_free(struct msr_filter *f)

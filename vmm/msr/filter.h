@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm/msr/observer.h"
 #include "vmm/msr/policy.h"
 
 /* The largest number of MSRs one range may cover. */
@@ -40,6 +41,12 @@ struct msr_filter {
  * out of memory).  f is valid (and must be freed) either way. */
 int msr_filter_compile(struct msr_filter *f, const struct msr_policy *p,
 		       char *err, size_t errlen);
+/* The same, with the watched accesses (observer.h) made to exit as if
+ * their rules carried count; the policy itself is not changed.  Watches
+ * on x2APIC MSRs, which KVM cannot filter, are refused like rules. */
+int msr_filter_compile_watch(struct msr_filter *f, const struct msr_policy *p,
+			     const struct msr_watch *watch, size_t nwatch,
+			     char *err, size_t errlen);
 void msr_filter_free(struct msr_filter *f);
 
 /* False when the filter would change nothing (default allow, no ranges):

@@ -130,13 +130,18 @@ int msr_policy_check(const struct vmm_config *cfg, FILE *out)
 
 /* --- exits ---------------------------------------------------------- */
 
+/* Accesses an observer watches go through it (observer.h). */
 static int kvm_access(void *opaque, int vcpu, enum msr_dir dir,
 		      uint32_t index, uint64_t *value)
 {
 	struct vm *vm = opaque;
+	const struct msr_observer *o = &vm->msr_observer;
+	bool wr = dir == MSR_WRITE;
 
 	if (vcpu < 0 || (unsigned int)vcpu >= vm->ncpus)
 		return -1;
+	if (o->access && msr_observer_watches(o, index, wr))
+		return o->access(o->ctx, (unsigned int)vcpu, wr, index, value);
 	return msr_kvm_vcpu_access(vm->vcpus[vcpu].fd, dir, index, value);
 }
 
@@ -358,7 +363,10 @@ int msr_vm_prepare(struct vm *vm)
 	msr_stats_init(&m->stats);
 	if (msr_policy_from_config(&m->policy, vm->cfg, vm->cfg->msr_policy))
 		return -1;
-	if (msr_filter_compile(&m->filter, &m->policy, err, sizeof(err))) {
+	if (msr_filter_compile_watch(&m->filter, &m->policy,
+				     vm->msr_observer.watch,
+				     vm->msr_observer.nwatch, err,
+				     sizeof(err))) {
 		fprintf(stderr, "minivmm: %s\n", err);
 		return -1;
 	}
@@ -379,6 +387,7 @@ int msr_vm_install(struct vm *vm)
 		.host_read = m->ctx.host_read, .host_opaque = m->ctx.host_opaque,
 		.kvm_access = kvm_access, .kvm_opaque = vm,
 		.log = log_event, .log_opaque = m,
+		.observer = &vm->msr_observer,
 	};
 	if (setup_kvm(m) < 0 || register_snapshot(vm, m) < 0)
 		return -1;

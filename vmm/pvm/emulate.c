@@ -79,35 +79,14 @@ static void gprs_from(struct kvm_regs *r, uint64_t g[16])
 		g[i] = *gpr(r, i);
 }
 
-/* Reads len bytes of guest memory at la (a data read), page by page:
- * PW_OK, PW_FAULT with *la_fault and *err set, or PW_UNSUPPORTED (not
- * RAM, e.g. MMIO). */
+/* Reads len bytes of guest memory at la (a data read): PW_OK, PW_FAULT
+ * with *la_fault and *err set, or PW_UNSUPPORTED (not RAM, e.g. MMIO). */
 static enum pw_result read_linear(struct gmem *mem,
 				  const struct pw_cpu *pw,
 				  uint64_t la, void *buf, size_t len,
 				  uint64_t *la_fault, uint32_t *err)
 {
-	size_t done = 0;
-
-	while (done < len) {
-		uint64_t gpa, chunk = 4096 - ((la + done) & 4095);
-		enum pw_result r;
-		void *p;
-
-		r = pagewalk(mem, pw, la + done, false, &gpa, err);
-		if (r == PW_FAULT)
-			*la_fault = la + done;
-		if (r != PW_OK)
-			return r;
-		if (chunk > len - done)
-			chunk = len - done;
-		p = gmem_ptr(mem, gpa, chunk);
-		if (!p)
-			return PW_UNSUPPORTED;
-		memcpy((uint8_t *)buf + done, p, chunk);
-		done += chunk;
-	}
-	return PW_OK;
+	return pw_copy(mem, pw, la, buf, len, false, la_fault, err);
 }
 
 /* Queues exception vec for delivery at the next entry (RIP as set). */

@@ -52,6 +52,7 @@ enum snap_type {
 	SNAP_SEC_PCI_BUS	= 51,	/* CF8 */
 	SNAP_SEC_PCI_FN		= 52,	/* instance: bdf */
 	SNAP_SEC_SNAPCTL	= 53,	/* the snapshot control page */
+	SNAP_SEC_SYSCALL	= 96,	/* syscall completion, per vCPU */
 	/* 64..79: memory images (SNAP_F_MEMORY) */
 	SNAP_SEC_RAM		= 64,	/* instance: 0 low RAM, 1 high RAM */
 	SNAP_SEC_ROM		= 65,

@@ -154,6 +154,29 @@ static int map_memory(struct vm *vm, struct snap_restore *rs)
 	return 0;
 }
 
+/* The first state section of the file nothing registered (named for the
+ * refusal: "syscall-fix/0" says the snapshot ran with --syscall-fix on). */
+static const char *unclaimed(const struct snap_registry *r,
+			     const struct snap_file *f)
+{
+	static char name[64];
+
+	for (uint32_t i = 0; i < f->idx.n; i++) {
+		const struct snap_entry *e = &f->idx.e[i];
+		bool known = e->flags & SNAP_F_MEMORY;
+
+		for (size_t k = 0; k < r->nstate && !known; k++)
+			known = r->state[k].type == e->type &&
+				r->state[k].instance == e->instance;
+		if (!known) {
+			snprintf(name, sizeof(name), "%s/%u",
+				 snap_type_name(e->type), e->instance);
+			return name;
+		}
+	}
+	return "?";
+}
+
 static int load_states(struct vm *vm, struct snap_restore *rs)
 {
 	const struct snap_registry *r = &vm->snap_reg;
@@ -183,7 +206,7 @@ static int load_states(struct vm *vm, struct snap_restore *rs)
 		nfile += !(rs->f.idx.e[i].flags & SNAP_F_MEMORY);
 	if (nfile != r->nstate)
 		return refuse(rs->path, "it holds state this machine has no "
-			      "device for");
+			      "device for (%s)", unclaimed(r, &rs->f));
 	return 0;
 }
 

@@ -199,6 +199,54 @@ static const char *s_msr_write(struct ctx *c, struct run *r)
 	return msr(c, r, true);
 }
 
+/* ---- system calls: the kernel side returns at once ---------------------- */
+
+#define MSR_EFER	0xc0000080u
+#define MSR_STAR	0xc0000081u
+#define MSR_LSTAR	0xc0000082u
+#define MSR_FMASK	0xc0000084u
+
+void bench_sys_entry(void);
+void bench_int80_entry(void);
+__asm__(".text\n"
+	".globl bench_sys_entry, bench_int80_entry\n"
+	"bench_sys_entry: sysretq\n"
+	"bench_int80_entry: iretq\n");
+
+/* SYSCALL enabled and aimed at bench_sys_entry through a mapping ring 3
+ * cannot use, as an OS maps its entry code (FMASK as Linux's: TF, IF, DF,
+ * IOPL, AC, NT); an OS with a user mode sets this up, and a VMM
+ * completing system calls may wait for it. */
+static const char *sys_setup(struct ctx *c)
+{
+	uint64_t pa = (uintptr_t)bench_sys_entry, base = pa & ~0x1fffffull;
+	uint64_t va = map_supervisor(base, 0x200000);
+
+	if (!va)
+		return "no-mapping-room";
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | 1);
+	wrmsr(MSR_STAR, (uint64_t)GUEST_KERNEL_DS << 48 |
+			(uint64_t)GUEST_KERNEL_CS << 32);
+	wrmsr(MSR_LSTAR, va + (pa - base));
+	wrmsr(MSR_FMASK, 0x47700);
+	gsnprintf(c->extra, sizeof(c->extra), "lstar=%#llx",
+		  (unsigned long long)(va + (pa - base)));
+	return NULL;
+}
+
+static const char *s_syscall(struct ctx *c, struct run *r)
+{
+	r->loop = bench_loop_syscall;
+	return sys_setup(c);
+}
+
+static const char *s_int80(struct ctx *c, struct run *r)
+{
+	trap_set_gate(0x80, bench_int80_entry, 3, false);
+	r->loop = bench_loop_int80;
+	return sys_setup(c);
+}
+
 static loop_fn bw_loop(const char *name)
 {
 	const char *kind = name + strlen(name) - 4;
@@ -350,6 +398,8 @@ static const struct bcase {
 	{ "net_tx_1472", 3, s_net_tx1472 },
 	{ "net_rx_64", 3, s_net_rx64 },
 	{ "net_rx_1472", 3, s_net_rx1472 },
+	{ "syscall", 3, s_syscall },
+	{ "int80", 3, s_int80 },
 };
 
 /* "all", or a comma list of NAME (every ring) and NAME:RING words. */

@@ -110,7 +110,11 @@ static const char *memtype_name(unsigned int t)
 static uint64_t pdpt[512] __attribute__((aligned(4096)));
 static uint64_t pds[MAP_SLOTS][512] __attribute__((aligned(4096)));
 static unsigned int slots_used;
-static struct { uint64_t pa, size; unsigned int t; } slot_of[MAP_SLOTS];
+static struct {
+	uint64_t pa, size;
+	unsigned int t;
+	bool user;
+} slot_of[MAP_SLOTS];
 
 /* PAT index bits under the power-on PAT: WB 0, WT 1, UC- 2, UC 3. */
 static uint64_t pat_bits(unsigned int t)
@@ -123,22 +127,24 @@ static uint64_t pat_bits(unsigned int t)
 	}
 }
 
-static uint64_t map_with_type(uint64_t pa, uint64_t size, unsigned int t)
+static uint64_t map_range(uint64_t pa, uint64_t size, unsigned int t,
+			  bool user)
 {
 	uint64_t *pml4 = (uint64_t *)(uintptr_t)(read_cr3() & ~0xfffull);
 	uint64_t *pd;
-	uint64_t flags = PTE_P | PTE_RW | PTE_US | PTE_AD | PTE_PS |
-			 pat_bits(t);
+	uint64_t flags = PTE_P | PTE_RW | (user ? PTE_US : 0) | PTE_AD |
+			 PTE_PS | pat_bits(t);
 
 	for (unsigned int i = 0; i < slots_used; i++)
 		if (slot_of[i].pa == pa && slot_of[i].size >= size &&
-		    slot_of[i].t == t)
+		    slot_of[i].t == t && slot_of[i].user == user)
 			return MAP_VA_BASE + (uint64_t)i * GIB;
 	if (slots_used == MAP_SLOTS || size > GIB || (pa & (PAGE_2M - 1)))
 		return 0;
 	slot_of[slots_used].pa = pa;
 	slot_of[slots_used].size = size;
 	slot_of[slots_used].t = t;
+	slot_of[slots_used].user = user;
 	if (slots_used == 0) {
 		wrmsr(MSR_PAT, PAT_POWER_ON);
 		pml4[1] = (uintptr_t)pdpt | PTE_P | PTE_RW | PTE_US;
@@ -149,4 +155,14 @@ static uint64_t map_with_type(uint64_t pa, uint64_t size, unsigned int t)
 		pd[off / PAGE_2M] = (pa + off) | flags;
 	write_cr3(read_cr3());		/* flush the TLB */
 	return MAP_VA_BASE + (uint64_t)slots_used++ * GIB;
+}
+
+static uint64_t map_with_type(uint64_t pa, uint64_t size, unsigned int t)
+{
+	return map_range(pa, size, t, true);
+}
+
+static uint64_t map_supervisor(uint64_t pa, uint64_t size)
+{
+	return map_range(pa, size, MT_WB, false);
 }

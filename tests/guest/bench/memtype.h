@@ -39,5 +39,7 @@ static const char *memtype_name(unsigned int t);
  * PAT type t (MT_WB, MT_WT, MT_UC_MINUS or MT_UC); 0 if out of room.
  * Sets the PAT MSR to its power-on value first. */
 static uint64_t map_with_type(uint64_t pa, uint64_t size, unsigned int t);
+/* The same, write-back and for ring 0 only (user bit clear). */
+static uint64_t map_supervisor(uint64_t pa, uint64_t size);
 
 #endif

@@ -25,6 +25,8 @@ uint64_t bench_loop_rdmsr(uint64_t, uint64_t, uint64_t, uint64_t);
 uint64_t bench_loop_wrmsr(uint64_t, uint64_t, uint64_t, uint64_t);
 uint64_t bench_loop_pair_rd(uint64_t, uint64_t, uint64_t, uint64_t);
 uint64_t bench_loop_pair_wr(uint64_t, uint64_t, uint64_t, uint64_t);
+uint64_t bench_loop_syscall(uint64_t, uint64_t, uint64_t, uint64_t);
+uint64_t bench_loop_int80(uint64_t, uint64_t, uint64_t, uint64_t);
 void bench_gp_skip(void);
 volatile uint64_t bench_gp_count;
 
@@ -43,6 +45,8 @@ __asm__(BENCH_ASM_MACROS
 	"PAYLOAD_STUB wrmsr, BENCH_STUB_WRMSR\n"
 	"PAYLOAD_STUB pair_rd, BENCH_STUB_PAIR_RD\n"
 	"PAYLOAD_STUB pair_wr, BENCH_STUB_PAIR_WR\n"
+	"PAYLOAD_STUB syscall, BENCH_STUB_SYSCALL\n"
+	"PAYLOAD_STUB int80, BENCH_STUB_INT80\n"
 	/* #GP from rdmsr/wrmsr (2 bytes): count it and skip the insn. */
 	".globl bench_gp_skip\n"
 	"bench_gp_skip: add $8, %rsp; addq $2, (%rsp);"

@@ -285,6 +285,15 @@ int guest_try(void (*fn)(void *), void *arg, struct fault *f);
  */
 void run_user(void (*fn)(void *), void *arg);
 
+/*
+ * Points IDT entry vec (0-255) at handler (kernel CS, no IST) with the
+ * given DPL, as a trap gate or an interrupt gate; a NULL handler leaves
+ * the gate not present (type kept).  Vectors 0-31 are the library's
+ * own until overwritten; the others start not present.
+ */
+void trap_set_gate(unsigned int vec, const void *handler, unsigned int dpl,
+		   bool trap_gate);
+
 /* ---- Small string helpers (also what GCC may call implicitly) ---- */
 
 void *memset(void *d, int c, size_t n);

@@ -10,7 +10,8 @@
  */
 #include "guest.h"
 
-#define IDT_VECTORS	32
+#define IDT_VECTORS	32	/* with a stub each */
+#define IDT_ENTRIES	256	/* the rest for trap_set_gate() */
 #define TRAP_STUB_SIZE	16	/* must match trap.S */
 #define VEC_UD		6
 #define VEC_PF		14
@@ -78,7 +79,7 @@ extern const char trap_stubs[];
 extern const char user_return_ud2[];
 extern uint64_t guest_gdt[];
 
-static struct idt_gate idt[IDT_VECTORS] __attribute__((aligned(16)));
+static struct idt_gate idt[IDT_ENTRIES] __attribute__((aligned(16)));
 static struct tss64 tss __attribute__((aligned(16)));
 static struct try_frame *cur_try;
 static struct user_frame *cur_user;
@@ -130,6 +131,22 @@ static __attribute__((noreturn)) void fatal_trap(const struct trap_frame *tf)
 		(unsigned long long)tf->rip, (unsigned long long)tf->cs,
 		(unsigned long long)tf->rsp, (unsigned long long)read_cr2());
 	test_exit(FATAL_STATUS);
+}
+
+void trap_set_gate(unsigned int vec, const void *handler, unsigned int dpl,
+		   bool trap_gate)
+{
+	uint64_t h = (uintptr_t)handler;
+
+	if (vec >= IDT_ENTRIES)
+		return;
+	idt[vec].offset_lo = h;
+	idt[vec].selector = GUEST_KERNEL_CS;
+	idt[vec].ist = 0;
+	idt[vec].type_attr = (handler ? 0x80 : 0) | (dpl & 3) << 5 |
+			     (trap_gate ? 0xf : 0xe);
+	idt[vec].offset_mid = h >> 16;
+	idt[vec].offset_hi = h >> 32;
 }
 
 void trap_handler(struct trap_frame *tf)

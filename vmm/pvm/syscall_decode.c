@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+/* Guest structures the CPU reads on a system call, and what an exception
+ * frame means (see syscall_decode.h). */
+#include "vmm/pvm/syscall_decode.h"
+
+#include <string.h>
+
+#define PF_WRITE	(1ull << 1)
+#define PF_USER		(1ull << 2)
+
+#define GATE_INT	0xe
+#define GATE_TRAP	0xf
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+void sc_gate_decode(const uint8_t raw[SC_GATE_SIZE], struct sc_gate *g)
+{
+	uint64_t lo = le64(raw), hi = le64(raw + 8);
+
+	g->offset = (lo & 0xffff) | ((lo >> 48) & 0xffff) << 16 |
+		    (hi & 0xffffffffull) << 32;
+	g->selector = (uint16_t)(lo >> 16);
+	g->ist = (uint8_t)((lo >> 32) & 7);
+	g->type = (uint8_t)((lo >> 40) & 0xf);
+	g->dpl = (uint8_t)((lo >> 45) & 3);
+	g->present = (lo >> 47) & 1;
+}
+
+bool sc_gate_usable(const struct sc_gate *g)
+{
+	return g->present && (g->type == GATE_INT || g->type == GATE_TRAP);
+}
+
+uint64_t sc_gate_handler(const uint8_t raw[SC_GATE_SIZE], unsigned int vec,
+			 uint16_t idt_limit)
+{
+	struct sc_gate g;
+
+	if ((uint32_t)vec * SC_GATE_SIZE + SC_GATE_SIZE - 1 > idt_limit)
+		return 0;
+	sc_gate_decode(raw, &g);
+	return sc_gate_usable(&g) ? g.offset : 0;
+}
+
+static void flat(struct kvm_segment *s, uint16_t sel, uint8_t type)
+{
+	memset(s, 0, sizeof(*s));
+	s->selector = sel;
+	s->limit = 0xffffffff;
+	s->type = type;
+	s->present = 1;
+	s->s = 1;
+	s->g = 1;
+}
+
+void sc_star_segments(uint64_t star, struct kvm_segment *cs,
+		      struct kvm_segment *ss)
+{
+	uint16_t sel = (uint16_t)(star >> 32);
+
+	flat(cs, sel & 0xfffc, 0xb);		/* execute/read, accessed */
+	cs->l = 1;
+	flat(ss, (uint16_t)(sel + 8), 0x3);	/* read/write, accessed */
+	ss->db = 1;
+}
+
+void sc_desc_segment(uint64_t desc, uint16_t sel, struct kvm_segment *s)
+{
+	uint32_t limit = (uint32_t)((desc & 0xffff) | ((desc >> 48) & 0xf) << 16);
+
+	memset(s, 0, sizeof(*s));
+	s->selector = sel;
+	s->base = ((desc >> 16) & 0xffffff) | ((desc >> 56) & 0xff) << 24;
+	s->g = (desc >> 55) & 1;
+	s->limit = s->g ? limit << 12 | 0xfff : limit;
+	/* Loading a segment sets its accessed bit. */
+	s->type = (uint8_t)(((desc >> 40) & 0xf) | 1);
+	s->s = (desc >> 44) & 1;
+	s->dpl = (desc >> 45) & 3;
+	s->present = (desc >> 47) & 1;
+	s->avl = (desc >> 52) & 1;
+	s->l = (desc >> 53) & 1;
+	s->db = (desc >> 54) & 1;
+}
+
+void sc_frame_parse(const uint64_t *q, bool has_err, struct sc_frame *f)
+{
+	f->err = has_err ? *q++ : 0;
+	f->rip = q[0];
+	f->cs = q[1];
+	f->rflags = q[2];
+	f->rsp = q[3];
+	f->ss = q[4];
+}
+
+enum sc_landing sc_pf_landing(const struct sc_frame *f, uint64_t cr2,
+			      uint64_t r11, const struct sc_targets *t)
+{
+	uint64_t fl = f->rflags & ~SC_RFLAGS_RF;
+
+	if ((f->cs & 3) != 3 || !(f->err & PF_USER) || (f->err & PF_WRITE) ||
+	    f->rip != cr2)
+		return SC_GENUINE;
+	if ((fl & t->fmask) || fl != (r11 & ~t->fmask & ~SC_RFLAGS_RF))
+		return SC_GENUINE;
+	if (t->lstar && f->rip == t->lstar)
+		return SC_SYSCALL64;
+	if (t->cstar && f->rip == t->cstar)
+		return SC_SYSCALL_COMPAT;
+	return SC_GENUINE;
+}
+
+uint64_t sc_syscall_rflags(uint64_t user_rflags, uint64_t fmask)
+{
+	return (user_rflags & ~fmask & ~SC_RFLAGS_RF) | SC_RFLAGS_FIXED;
+}
+
+int sc_int_vector(const uint8_t bytes[2])
+{
+	return bytes[0] == 0xcd ? bytes[1] : -1;
+}
+
+/* The length of a ModRM operand (ModRM byte included), or 0 if n bytes
+ * do not hold it. */
+static unsigned int modrm_len(const uint8_t *p, size_t n)
+{
+	unsigned int mod, rm, len = 1;
+
+	if (n < 1)
+		return 0;
+	mod = p[0] >> 6;
+	rm = p[0] & 7;
+	if (mod != 3 && rm == 4) {
+		if (n < 2)
+			return 0;
+		if (mod == 0 && (p[1] & 7) == 5)
+			len += 4;
+		len++;
+	}
+	if (mod == 1)
+		len += 1;
+	else if (mod == 2 || (mod == 0 && rm == 5))
+		len += 4;
+	return len <= n ? len : 0;
+}
+
+static bool is_prefix(uint8_t b)
+{
+	return b == 0x66 || b == 0x2e || b == 0x3e || b == 0x26 ||
+	       b == 0x36 || b == 0x64 || b == 0x65;
+}
+
+enum sc_first_insn sc_first_insn(const uint8_t *buf, size_t n,
+				 unsigned int *len)
+{
+	size_t i = 0;
+	unsigned int m;
+	uint8_t rex = 0;
+
+	*len = 0;
+	if (n >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e &&
+	    (buf[3] == 0xfa || buf[3] == 0xfb)) {
+		*len = 4;			/* endbr64, endbr32 */
+		return SC_SKIP;
+	}
+	if (n >= 3 && buf[0] == 0x0f && buf[1] == 0x01 &&
+	    (buf[2] == 0xca || buf[2] == 0xcb)) {
+		*len = 3;
+		return buf[2] == 0xca ? SC_SKIP_CLAC : SC_SKIP_STAC;
+	}
+	while (i < n && i < 14 && is_prefix(buf[i]))
+		i++;
+	if (i < n && (buf[i] & 0xf0) == 0x40)	/* REX, last */
+		rex = buf[i++];
+	/* 90 is xchg eax, eax; with REX.B it swaps with r8. */
+	if (i < n && buf[i] == 0x90 && !(rex & 1)) {
+		*len = (unsigned int)i + 1;
+		return SC_SKIP;
+	}
+	if (i + 2 < n && buf[i] == 0x0f && buf[i + 1] == 0x1f &&
+	    ((buf[i + 2] >> 3) & 7) == 0) {
+		m = modrm_len(buf + i + 2, n - i - 2);
+		if (m && i + 2 + m <= 15) {
+			*len = (unsigned int)(i + 2 + m);
+			return SC_SKIP;
+		}
+	}
+	return SC_STEP;
+}
