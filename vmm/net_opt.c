@@ -113,3 +113,18 @@ void net_opt_default_mac(unsigned int nth, uint8_t mac[6])
 	memcpy(mac, base, 6);
 	mac[5] = (uint8_t)(mac[5] + nth);
 }
+
+void net_opt_format(const struct net_opt *o, char *buf, size_t len)
+{
+	const uint8_t *m = o->mac;
+
+	snprintf(buf, len, "tap%s%s", o->has_name ? "=" : "",
+		 o->has_name ? o->name : "");
+	if (o->has_mac)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 ",mac=%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1],
+			 m[2], m[3], m[4], m[5]);
+	if (o->no_offload)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 ",offload=off");
+}

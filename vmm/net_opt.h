@@ -25,6 +25,8 @@ struct net_opt {
 /* 0, or -1 with why in err. */
 int net_opt_parse(const char *v, struct net_opt *o, char *err,
 		  size_t errlen);
+/* o back as a --net value (how a snapshot's CONFIG keeps it). */
+void net_opt_format(const struct net_opt *o, char *buf, size_t len);
 /* The MAC of the nth --net without mac=: 52:54:00:12:34:56 + n, as QEMU
  * numbers its NICs. */
 void net_opt_default_mac(unsigned int nth, uint8_t mac[6]);

@@ -435,12 +435,6 @@ static int open_taps(struct virtio_vm *vv)
 	const struct vmm_config *cfg = vv->vm->cfg;
 	char err[256];
 
-	if (cfg->nnets && (cfg->snapshot || cfg->restore)) {
-		fprintf(stderr, "minivmm: error: %s: --net cannot be saved or "
-			"restored yet\n", cfg->snapshot ? "--snapshot" :
-			"--restore");
-		return -1;
-	}
 	for (unsigned int i = 0; i < cfg->nnets; i++) {
 		const struct net_opt *o = &cfg->nets[i];
 

@@ -63,7 +63,10 @@ head -c $((2 << 20)) /dev/urandom >"$TMP/www/blob"
 sha=$(sha256sum <"$TMP/www/blob" | cut -d' ' -f1)
 ip netns exec "$NS" busybox httpd -f -p "$HOST_IP:8080" -h "$TMP/www" &
 PIDS+=($!)
-ip netns exec "$NS" busybox nc -l -p 9000 >"$TMP/back" &
+# busybox nc ends when its stdin does: give it one that never ends.
+mkfifo "$TMP/never"
+exec 3<>"$TMP/never"
+ip netns exec "$NS" busybox nc -l -p 9000 <"$TMP/never" >"$TMP/back" &
 PIDS+=($!)
 
 timeout -k 5 $((BOOT_LIMIT + 30)) ip netns exec "$NS" "$MINIVMM" -m 512M \
@@ -73,7 +76,7 @@ timeout -k 5 $((BOOT_LIMIT + 30)) ip netns exec "$NS" "$MINIVMM" -m 512M \
 	</dev/null >"$TMP/linux-net.out" 2>"$TMP/linux-net.err"
 status=$?
 expect linux-net 0 '@@ verdict 0'
-grep '^@@ FAIL' "$TMP/linux-net.out" | sed 's/^/    /'
+grep -E '^@@ (FAIL|sha)|packets|eth0:' "$TMP/linux-net.out" | sed 's/^/    /'
 for c in eth0-driver eth0-mac ping-host wget-blob blob-sha nc-send; do
 	grep -q "^@@ ok $c" "$TMP/linux-net.out" && pass "linux-net-$c" ||
 		fail "linux-net-$c" "no '@@ ok $c' on the console"
