@@ -15,7 +15,7 @@ enum long_only {
 	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
 	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
 	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_DISK, OPT_RNG, OPT_EXIT_STYLE,
-	OPT_CPUID, OPT_PCI_TESTDEV,
+	OPT_CPUID, OPT_PCI_TESTDEV, OPT_CONSOLE_DEVICE,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
 };
@@ -41,6 +41,7 @@ static const struct option options[] = {
 	{ "no-sandbox",	no_argument,	   NULL, OPT_NO_SANDBOX },
 	{ "disk",	required_argument, NULL, OPT_DISK },
 	{ "rng",	no_argument,	   NULL, OPT_RNG },
+	{ "console-device", required_argument, NULL, OPT_CONSOLE_DEVICE },
 	{ "net",	required_argument, NULL, OPT_NET },
 	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
 	{ "cpuid",	required_argument, NULL, OPT_CPUID },
@@ -107,6 +108,9 @@ void cli_usage(FILE *out)
 "  --disk PATH[,ro][,serial=S]  virtio-blk over a raw image (repeatable, up\n"
 "                         to 8); ro: read-only; S: up to 20 bytes\n"
 "  --rng                  virtio-rng fed from the host's getrandom()\n"
+"  --console-device uart|virtio  the guest console stdin feeds: the COM1\n"
+"                         UART (default) or a virtio-console (hvc0); the\n"
+"                         UART stays, both print to --console's output\n"
 "  --net tap[=NAME][,mac=MAC][,offload=on|off]  virtio-net over a new tap\n"
 "                         or tap NAME (repeatable, up to 4; needs\n"
 "                         CAP_NET_ADMIN or a tap owned by the user)\n"
@@ -353,6 +357,7 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_MSR_POLICY, GIVEN_MSR_POLICY }, { OPT_MSR, GIVEN_MSR },
 	{ OPT_MSR_DEFAULT, GIVEN_MSR_DEFAULT },
 	{ OPT_DISK, GIVEN_DISK }, { OPT_RNG, GIVEN_RNG },
+	{ OPT_CONSOLE_DEVICE, GIVEN_CONSOLE_DEVICE },
 	{ OPT_NET, GIVEN_NET },
 };
 
@@ -456,6 +461,14 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_NET: return parse_net(cfg, v);
 	case OPT_EXIT_STYLE: return parse_exit_style(cfg, v);
 	case OPT_CPUID: return parse_cpuid(cfg, v);
+	case OPT_CONSOLE_DEVICE: {
+		static const char *const devs[] = { "uart", "virtio", NULL };
+		int i = choice("--console-device", v, devs,
+			       "expected uart or virtio");
+
+		cfg->console_virtio = i == 1;
+		return i < 0 ? -1 : 0;
+	}
 	case OPT_PCI_TESTDEV: {
 		int i = choice("--pci-testdev", v, on_off,
 			       "expected on or off");

@@ -47,7 +47,8 @@ enum cli_given {
 	GIVEN_XEN_BAR_MTRR = 1u << 10, GIVEN_MSR_POLICY = 1u << 11,
 	GIVEN_MSR = 1u << 12, GIVEN_MSR_DEFAULT = 1u << 13,
 	GIVEN_DISK = 1u << 14, GIVEN_RNG = 1u << 15,
-	GIVEN_NET = 1u << 16,
+	GIVEN_CONSOLE_DEVICE = 1u << 16,
+	GIVEN_NET = 1u << 17,
 };
 
 struct vmm_config {
@@ -81,6 +82,7 @@ struct vmm_config {
 	struct disk_opt disks[CLI_MAX_DISKS];
 	unsigned int ndisks;
 	bool rng;
+	bool console_virtio;		/* --console-device virtio */
 	struct net_opt nets[NET_OPT_MAX];	/* --net */
 	unsigned int nnets;
 	bool exit_qemu;			/* --exit-style qemu */

@@ -79,39 +79,55 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
-static void flush_locked(struct console *c)
+static void flush_src(struct console *c, unsigned int i)
 {
-	if (c->len && c->out_fd >= 0)
-		write_all(c->out_fd, c->buf, c->len);
-	c->len = 0;
+	if (c->src[i].len && c->out_fd >= 0)
+		write_all(c->out_fd, c->src[i].buf, c->src[i].len);
+	c->src[i].len = 0;
 }
 
 void console_flush(struct console *c)
 {
 	pthread_mutex_lock(&c->lock);
-	flush_locked(c);
+	for (unsigned int i = 0; i < CONSOLE_NSRC; i++)
+		flush_src(c, i);
 	pthread_mutex_unlock(&c->lock);
 }
 
-/* Line-buffered to a file or pipe; byte-at-a-time to a terminal, where a
- * shell prompt without a newline must appear at once. */
-void console_write(void *ctx, const uint8_t *buf, size_t n)
+/* Line-buffered to a file or pipe; to a terminal, whatever one call
+ * brought (the UART's byte, virtio-console's buffer) at once, where a
+ * shell prompt without a newline must appear. */
+static void write_from(struct console *c, unsigned int i, const uint8_t *buf,
+		       size_t n)
 {
-	struct console *c = ctx;
-
+	pthread_mutex_lock(&c->lock);
 	if (c->watch)
 		c->watch(c->watch_ctx, buf, n);
-	if (c->out_fd < 0)
-		return;
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < n; i++) {
-		if (c->len == CONSOLE_BUF)
-			flush_locked(c);
-		c->buf[c->len++] = (char)buf[i];
-		if (buf[i] == '\n' || c->out_is_tty)
-			flush_locked(c);
+	for (size_t k = 0; k < n && c->out_fd >= 0; k++) {
+		if (c->src[i].len == CONSOLE_BUF)
+			flush_src(c, i);
+		c->src[i].buf[c->src[i].len++] = (char)buf[k];
+		if (buf[k] == '\n' && !c->out_is_tty)
+			flush_src(c, i);
 	}
+	if (c->out_is_tty)
+		flush_src(c, i);
 	pthread_mutex_unlock(&c->lock);
+}
+
+void console_write(void *ctx, const uint8_t *buf, size_t n)
+{
+	write_from(ctx, CONSOLE_SRC_UART, buf, n);
+}
+
+void console_write_virtio(void *ctx, const uint8_t *buf, size_t n)
+{
+	write_from(ctx, CONSOLE_SRC_VIRTIO, buf, n);
+}
+
+void console_set_input(struct console *c, struct console_target in)
+{
+	c->input = in;
 }
 
 enum console_input console_filter(struct console *c, const uint8_t *in,

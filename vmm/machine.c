@@ -90,6 +90,16 @@ static void on_reset(void *ctx)
 		"command 0xfe)");
 }
 
+static size_t uart_in_space(void *ctx)
+{
+	return uart_rx_space(ctx);
+}
+
+static size_t uart_in(void *ctx, const uint8_t *buf, size_t n)
+{
+	return uart_receive(ctx, buf, n);
+}
+
 static int add_devices(struct vm *vm)
 {
 	struct irq_line uart_irq = { irq_to_kvm, vm, ABI_UART_IRQ };
@@ -98,6 +108,9 @@ static int add_devices(struct vm *vm)
 	if (reserve_in_kernel(vm) < 0)
 		return -1;
 	vm->uart = uart_create(uart_irq, sink);
+	/* Until virtio_vm_setup() takes it for --console-device virtio. */
+	console_set_input(&vm->console, (struct console_target){
+		uart_in_space, uart_in, vm->uart });
 	vm->exit_port = (struct debug_port){ on_test_exit, vm };
 	vm->progress_port = (struct debug_port){ on_progress, vm };
 	acpi_pm_init(&vm->acpi_pm, timing_now_ns, on_poweroff, vm);

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The main thread's part of a run: start the vCPUs, then wait in one poll
  * loop for the end (a vCPU's vm_stop), a signal, the timeout, or console
- * input to feed to the UART. */
+ * input to feed to the guest's console device. */
 #include "vmm/run.h"
-#include "devices/uart16550.h"
 #include "vmm/exit_status.h"
 #include "vmm/report.h"
 #include "vmm/sandbox.h"
@@ -46,10 +45,25 @@ static int timeout_ms(uint64_t deadline)
 	return (int)((deadline - now + 999999) / 1000000);
 }
 
+/* Bytes read from stdin at once at most (the UART's FIFO is smaller, the
+ * virtio console's buffer larger: each device's free space decides). */
+#define FEED_MAX	256
+
+static size_t input_space(struct vm *vm)
+{
+	struct console_target *in = &vm->console.input;
+	size_t space;
+
+	if (!in->space)
+		return 0;
+	space = in->space(in->ctx);
+	return space < FEED_MAX ? space : FEED_MAX;
+}
+
 static void feed_console(struct vm *vm)
 {
-	uint8_t in[UART_RX_FIFO], out[UART_RX_FIFO];
-	size_t space = uart_rx_space(vm->uart), n_out;
+	uint8_t in[FEED_MAX], out[FEED_MAX];
+	size_t space = input_space(vm), n_out;
 	ssize_t n;
 
 	if (!space)
@@ -64,7 +78,7 @@ static void feed_console(struct vm *vm)
 		vm_stop(vm, EXIT_USER_QUIT, "quit (Ctrl-A x)");
 		return;
 	}
-	uart_receive(vm->uart, out, n_out);
+	vm->console.input.receive(vm->console.input.ctx, out, n_out);
 	if (vm->console.snapshot_key) {
 		vm->console.snapshot_key = false;
 		snapshot_request(vm, "Ctrl-A s");
@@ -85,8 +99,7 @@ static void on_signal(struct vm *vm, int sfd)
 static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 {
 	while (!vm->stopping) {
-		bool input = vm->console.in_fd >= 0 &&
-			     uart_rx_space(vm->uart) > 0;
+		bool input = vm->console.in_fd >= 0 && input_space(vm) > 0;
 		struct pollfd fds[4] = {
 			{ .fd = vm->stop_fd, .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },

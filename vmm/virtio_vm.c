@@ -2,6 +2,7 @@
 /* Virtio devices in the VM and their KVM plumbing; see virtio_vm.h. */
 #include "vmm/virtio_vm.h"
 #include "devices/virtio/blk.h"
+#include "devices/virtio/console.h"
 #include "devices/virtio/net.h"
 #include "devices/virtio/rng.h"
 #include "devices/virtio/state.h"
@@ -17,7 +18,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define MAX_DEVS	(CLI_MAX_DISKS + 1 + NET_OPT_MAX)
+#define MAX_DEVS	(CLI_MAX_DISKS + 2 + NET_OPT_MAX)	/* + rng, console, nets */
 #define GSI_FIRST	24		/* above the IOAPIC's pins */
 #define IOAPIC_PINS	24
 #define PIC_IRQS	16
@@ -27,8 +28,9 @@
 struct vdev {
 	struct virtio_vm *vv;
 	struct virtio_pci *vp;
-	const char *kind;		/* "blk", "rng", "net" */
+	struct virtio_console *con;	/* kind "console" */
 	struct virtio_net *net;		/* kind "net" */
+	const char *kind;		/* "blk", "rng", "console", "net" */
 	const char *path;		/* disk image, or NULL */
 	int fd;				/* the image (the device owns it), or
 					 * -1 */
@@ -237,6 +239,25 @@ static int add_rng(struct virtio_vm *vv, struct pci_bus *bus)
 	return r ? plug(vv, d, virtio_rng_pci(r)) : -1;
 }
 
+/* The console device takes stdin from the UART; output goes to the same
+ * place as the UART's, in its own line buffer. */
+static int add_console(struct virtio_vm *vv, struct pci_bus *bus)
+{
+	struct vdev *d = new_dev(vv, "console");
+	struct virtio_host h = host_for(d);
+	struct console *con = &vv->vm->console;
+
+	d->con = virtio_console_create(bus, PCI_BDF(0, d->slot, 0),
+				       (struct vconsole_sink){
+					       console_write_virtio, con },
+				       &h, d->name);
+	if (!d->con)
+		return -1;
+	console_set_input(con, (struct console_target){
+		virtio_console_rx_space, virtio_console_receive, d->con });
+	return plug(vv, d, virtio_console_pci(d->con));
+}
+
 static int add_net(struct virtio_vm *vv, struct pci_bus *bus, unsigned int i)
 {
 	const struct net_opt *opt = &vv->vm->cfg->nets[i];
@@ -402,6 +423,32 @@ static int snap_quiesce(void *ctx)
 	return 0;
 }
 
+/* virtio-console's input not yet in the guest (SNAP_SEC_VCONSOLE). */
+static int con_save(void *ctx, struct snap_buf *out)
+{
+	struct vdev *d = ctx;
+	struct vconsole_state st;
+
+	virtio_console_get_state(d->con, &st);
+	snap_put(out, &st, sizeof(st));
+	return 0;
+}
+
+static int con_load(void *ctx, const uint8_t *data, size_t len, char *err,
+		    size_t errlen)
+{
+	struct vdev *d = ctx;
+	struct vconsole_state st;
+
+	if (len == sizeof(st)) {
+		memcpy(&st, data, sizeof(st));
+		if (virtio_console_set_state(d->con, &st) == 0)
+			return 0;
+	}
+	snprintf(err, errlen, "%s: malformed input buffer", d->name);
+	return -1;
+}
+
 static void snap_resume(void *ctx)
 {
 	struct vdev *d = ctx;
@@ -419,9 +466,15 @@ int virtio_vm_snap_register(struct vm *vm)
 			PCI_BDF(0, d->slot, 0), SNAP_PHASE_DEVICES, snap_save,
 			snap_load, d };
 
+		struct snap_state_ops c = { SNAP_SEC_VCONSOLE,
+			PCI_BDF(0, d->slot, 0), SNAP_PHASE_DEVICES, con_save,
+			con_load, d };
+
 		if (snap_add_state(&vm->snap_reg, &o) < 0 ||
 		    snap_add_quiesce(&vm->snap_reg, (struct snap_quiesce){
 			    snap_quiesce, snap_resume, d }) < 0)
+			return -1;
+		if (d->con && snap_add_state(&vm->snap_reg, &c) < 0)
 			return -1;
 	}
 	return 0;
@@ -455,7 +508,7 @@ int virtio_vm_prepare(struct vm *vm)
 	const struct vmm_config *cfg = vm->cfg;
 	struct virtio_vm *vv;
 
-	if (!cfg->ndisks && !cfg->rng && !cfg->nnets)
+	if (!cfg->ndisks && !cfg->rng && !cfg->console_virtio && !cfg->nnets)
 		return 0;
 	vv = calloc(1, sizeof(*vv));
 	if (!vv) {
@@ -511,6 +564,8 @@ int virtio_vm_setup(struct vm *vm, struct pci_bus *bus)
 		if (add_disk(vv, bus, i) < 0)
 			goto fail;
 	if (vm->cfg->rng && add_rng(vv, bus) < 0)
+		goto fail;
+	if (vm->cfg->console_virtio && add_console(vv, bus) < 0)
 		goto fail;
 	for (unsigned int i = 0; i < vv->ntaps; i++)
 		if (add_net(vv, bus, i) < 0)

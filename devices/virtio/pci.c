@@ -411,6 +411,11 @@ void virtio_pci_resume(struct virtio_pci *vp)
 	worker_resume(&vp->worker);
 }
 
+void virtio_pci_poke(struct virtio_pci *vp)
+{
+	worker_rescan(&vp->worker);
+}
+
 void virtio_pci_config_changed(struct virtio_pci *vp)
 {
 	pthread_mutex_lock(&vp->lock);
@@ -533,6 +538,13 @@ void virtio_pci_watch(struct virtio_pci *vp, bool on)
 void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 		  virtio_handle_fn handle, void *dev)
 {
+	virtio_serve_while(vp, q, c, handle, dev, NULL);
+}
+
+void virtio_serve_while(struct virtio_pci *vp, unsigned int q,
+			struct vq_chain *c, virtio_handle_fn handle, void *dev,
+			bool (*more)(void *dev))
+{
 	struct vq *vq = &vp->vq[q];
 	unsigned int budget = SERVE_BUDGET;
 	enum vq_pop_result r;
@@ -540,11 +552,17 @@ void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 	do {
 		vq_notify_disable(vq);
 		do {
+			/* Nothing to give: the buffers stay in the ring and
+			 * kicks stay off; virtio_pci_poke() comes back. */
+			if (more && !more(dev))
+				return;
 			while ((r = vq_pop(vq, c)) == VQ_CHAIN) {
 				uint32_t len = handle(dev, c);
 
 				if (len != VIRTIO_ASYNC)
 					virtio_complete(vp, q, c->head, len);
+				if (more && !more(dev))
+					return;
 				if (--budget)
 					continue;
 				/* A driver that never stops adding must not

@@ -65,6 +65,16 @@ void virtio_pci_rebind(struct virtio_pci *vp);
 typedef uint32_t (*virtio_handle_fn)(void *dev, struct vq_chain *c);
 void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 		  virtio_handle_fn handle, void *dev);
+/* virtio_serve() for a queue the device fills from its own source (a
+ * receive queue): chains are taken only while more(dev) says there is
+ * something to give; otherwise they stay in the ring, kicks stay
+ * suppressed, and the device calls virtio_pci_poke() when it has data. */
+void virtio_serve_while(struct virtio_pci *vp, unsigned int q,
+			struct vq_chain *c, virtio_handle_fn handle, void *dev,
+			bool (*more)(void *dev));
+/* From any thread: the device has work of its own, serve every live
+ * queue soon (also once a parked thread resumes). */
+void virtio_pci_poke(struct virtio_pci *vp);
 /* Complete head of queue q with len bytes written; interrupts as
  * virtio_serve does.  Safe from any thread. */
 void virtio_complete(struct virtio_pci *vp, unsigned int q, uint16_t head,

@@ -2,9 +2,9 @@
 /*
  * Virtio 1.2 as seen on the wire: register offsets, bit numbers and ring
  * layouts of the modern PCI transport, split virtqueues, virtio-blk,
- * virtio-rng and virtio-net.  Shared by the device models and the guest
- * test drivers (tests/guest/), so it is freestanding: macros only, no
- * functions.
+ * virtio-console, virtio-rng and virtio-net.  Shared by the device models
+ * and the guest test drivers (tests/guest/), so it is freestanding: macros
+ * only, no functions.
  * Names follow the specification ("Virtual I/O Device Version 1.2").
  */
 #ifndef MINIVMM_VIRTIO_SPEC_H
@@ -107,6 +107,19 @@
 #define VIRTQ_DESC_ALIGN		16
 #define VIRTQ_AVAIL_ALIGN		2
 #define VIRTQ_USED_ALIGN		4
+
+/* virtio-console (5.3): queue 0 receiveq (port 0 input), 1 transmitq. */
+#define VIRTIO_CONSOLE_F_SIZE		0
+#define VIRTIO_CONSOLE_F_MULTIPORT	1
+#define VIRTIO_CONSOLE_F_EMERG_WRITE	2
+
+#define VIRTIO_CONSOLE_CFG_COLS		0x00	/* le16 */
+#define VIRTIO_CONSOLE_CFG_ROWS		0x02	/* le16 */
+#define VIRTIO_CONSOLE_CFG_MAX_NR_PORTS	0x04	/* le32 */
+#define VIRTIO_CONSOLE_CFG_EMERG_WR	0x08	/* le32, write-only */
+#define VIRTIO_CONSOLE_CFG_SIZEOF	0x0c
+#define VIRTIO_CONSOLE_RXQ		0
+#define VIRTIO_CONSOLE_TXQ		1
 
 /* virtio-blk (5.2). */
 #define VIRTIO_BLK_F_SIZE_MAX		1

@@ -195,6 +195,27 @@ START_TEST(console_modes)
 }
 END_TEST
 
+START_TEST(console_device)
+{
+	struct result r;
+
+	PARSE(&r, "run");
+	ck_assert(!r.cfg.console_virtio);
+	PARSE(&r, "--console-device", "virtio");
+	expect_run(&r);
+	ck_assert(r.cfg.console_virtio);
+	ck_assert(r.cfg.given & GIVEN_CONSOLE_DEVICE);
+	PARSE(&r, "--console-device", "virtio", "--console-device", "uart");
+	expect_run(&r);
+	ck_assert(!r.cfg.console_virtio);
+	expect_error(PARSE(&r, "--console-device", "hvc"), "--console-device",
+		     "expected uart or virtio");
+	expect_error(PARSE(&r, "--console-device", ""), "--console-device",
+		     NULL);
+	expect_error(PARSE(&r, "--console-device"), "--console-device", NULL);
+}
+END_TEST
+
 START_TEST(kernel_with_initrd)
 {
 	struct result r;
@@ -450,6 +471,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, short_and_joined_forms);
 	tcase_add_test(tc, memory_limits);
 	tcase_add_test(tc, console_modes);
+	tcase_add_test(tc, console_device);
 	tcase_add_test(tc, kernel_with_initrd);
 	tcase_add_test(tc, help_and_version);
 	tcase_add_test(tc, disks);

@@ -272,6 +272,70 @@ START_TEST(open_fails_cleanly)
 }
 END_TEST
 
+static char watched[64];
+static size_t nwatched;
+
+static void watch(void *ctx, const uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	for (size_t i = 0; i < n && nwatched < sizeof(watched); i++)
+		watched[nwatched++] = (char)buf[i];
+}
+
+/* The UART and virtio-console each have their own line: a line from one
+ * never lands inside a line of the other; the watcher sees both, in the
+ * order written. */
+START_TEST(sources_keep_lines)
+{
+	char path[PATH_MAX], buf[64];
+	int fd;
+
+	tmpfile_with(path, "", 0);
+	ck_assert_int_eq(console_open(&con, CONSOLE_FILE, path), 0);
+	fd = open(path, O_RDONLY);
+	unlink(path);
+	ck_assert_int_ge(fd, 0);
+	nwatched = 0;
+	con.watch = watch;
+	out("uart ");
+	console_write_virtio(&con, (const uint8_t *)"hvc0 line\nhv", 12);
+	out("line\n");
+	console_write_virtio(&con, (const uint8_t *)"c0\n", 3);
+	console_close(&con);
+	ck_assert_int_eq(pread(fd, buf, sizeof(buf), 0), 25);
+	ck_assert_mem_eq(buf, "hvc0 line\nuart line\nhvc0\n", 25);
+	ck_assert_uint_eq(nwatched, 25);
+	ck_assert_mem_eq(watched, "uart hvc0 line\nhvline\nc0\n", 25);
+	close(fd);
+}
+END_TEST
+
+static size_t fake_space(void *ctx)
+{
+	return *(size_t *)ctx;
+}
+
+static size_t fake_receive(void *ctx, const uint8_t *b, size_t n)
+{
+	(void)b;
+	*(size_t *)ctx -= n;
+	return n;
+}
+
+START_TEST(input_target)
+{
+	size_t room = 10;
+
+	ck_assert_ptr_null(con.input.space);
+	console_set_input(&con, (struct console_target){ fake_space,
+							 fake_receive, &room });
+	ck_assert_uint_eq(con.input.space(con.input.ctx), 10);
+	ck_assert_uint_eq(con.input.receive(con.input.ctx,
+					    (const uint8_t *)"abc", 3), 3);
+	ck_assert_uint_eq(room, 7);
+}
+END_TEST
+
 static Suite *console_suite(void)
 {
 	Suite *s = suite_create("console");
@@ -292,6 +356,12 @@ static Suite *console_suite(void)
 	tcase_add_test(tc, stdio_to_pipe);
 	tcase_add_test(tc, stdio_to_tty_unbuffered);
 	tcase_add_test(tc, open_fails_cleanly);
+	tcase_add_test(tc, sources_keep_lines);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("input");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, input_target);
 	suite_add_tcase(s, tc);
 	return s;
 }

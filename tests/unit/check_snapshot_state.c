@@ -114,6 +114,43 @@ START_TEST(config_bad)
 }
 END_TEST
 
+/* The console device: kept, and --console-device must agree. */
+START_TEST(config_console_device)
+{
+	struct vmm_config c, run;
+	struct snap_config sc;
+	struct snap_buf b;
+	char err[ERR];
+
+	cli_defaults(&c);
+	c.console_virtio = true;
+	encode(&c, &b);
+	ck_assert_int_eq(snap_config_decode(b.p, b.len, &sc, err, ERR), 0);
+	snap_buf_free(&b);
+	ck_assert(sc.m.console_virtio);
+	cli_defaults(&run);
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), 0);
+	ck_assert(run.console_virtio);
+	cli_defaults(&run);
+	run.given = GIVEN_CONSOLE_DEVICE;
+	run.console_virtio = true;
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), 0);
+	run.console_virtio = false;
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--console-device conflicts"));
+	ck_assert_ptr_nonnull(strstr(err, "is virtio"));
+	snap_config_free(&sc);
+
+	/* Out of range: refused. */
+	snap_buf_init(&b);
+	snap_put_u32(&b, 1);
+	snap_put_str(&b, "console-virtio");
+	snap_put_str(&b, "2");
+	ck_assert_int_eq(snap_config_decode(b.p, b.len, &sc, err, ERR), -1);
+	snap_buf_free(&b);
+}
+END_TEST
+
 /* Disks and the rng: kept as --disk spells them; a restore may point a
  * disk at another file, not change the machine. */
 START_TEST(config_disks)
@@ -429,6 +466,7 @@ int main(void)
 	tcase_add_test(t, config_bad);
 	tcase_add_test(t, config_disks);
 	tcase_add_test(t, config_nets);
+	tcase_add_test(t, config_console_device);
 	tcase_add_test(t, meta_compat);
 	tcase_add_test(t, control_page);
 	tcase_add_test(t, uart_state);

@@ -17,7 +17,8 @@
  *  - a KVM_SET_GUEST_DEBUG hardware breakpoint on the #PF handler and one
  *    on the #UD handler, found through the guest's IDT and page tables
  *    (they fire on emulated ring-0 instructions only, which handlers are),
- *    armed once the guest has set a target; both follow the guest's IDT:
+ *    armed once the guest has set a target or opened a DPL-3 gate above
+ *    the exceptions (int $0x80); both follow the guest's IDT:
  *    the gates are re-read at every exit (IDTR and CR3 from the exit's
  *    sync registers), at each breakpoint and each target write;
  *  - at the #PF breakpoint, a landing (syscall_decode.h) becomes the

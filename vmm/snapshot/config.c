@@ -109,6 +109,7 @@ int snap_config_encode(const struct vmm_config *cfg, struct snap_buf *b,
 	for (unsigned int i = 0; i < cfg->ndisks; i++)
 		kv_disk(&e, &cfg->disks[i]);
 	kv_u(&e, "rng", cfg->rng);
+	kv_u(&e, "console-virtio", cfg->console_virtio);
 	for (unsigned int i = 0; i < cfg->nnets; i++) {
 		char v[64];
 
@@ -169,6 +170,10 @@ static int set_num(struct dec *d, const char *k, const char *v)
 			return -1;
 		*(k[0] == 'p' ? &m->pci_pio : k[0] == 'x' ? &m->xen_platform :
 		  &m->rng) = x;
+	} else if (!strcmp(k, "console-virtio")) {
+		if (num(d, k, v, 1, &x))
+			return -1;
+		m->console_virtio = x;
 	} else if (!strcmp(k, "pci-buses")) {
 		if (num(d, k, v, 256, &x) || !x)
 			return fail(d->err, d->errlen, "config: bad pci-buses");
@@ -408,6 +413,12 @@ int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 		return fail(err, errlen, "--rng conflicts with the snapshot's "
 			    "machine (it has no virtio-rng; restore without "
 			    "it)");
+	if ((cfg->given & GIVEN_CONSOLE_DEVICE) &&
+	    cfg->console_virtio != s->console_virtio)
+		return fail(err, errlen, "--console-device conflicts with the "
+			    "snapshot's machine (its console device is %s; "
+			    "restore without it)",
+			    s->console_virtio ? "virtio" : "uart");
 	if (!(cfg->given & GIVEN_DISK)) {
 		cfg->ndisks = s->ndisks;
 		memcpy(cfg->disks, s->disks, sizeof(cfg->disks));
@@ -417,6 +428,7 @@ int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 		memcpy(cfg->nets, s->nets, sizeof(cfg->nets));
 	}
 	cfg->rng = s->rng;
+	cfg->console_virtio = s->console_virtio;
 	cfg->mem_size = s->mem_size;
 	cfg->cpus = s->cpus;
 	cfg->ecam = s->ecam;

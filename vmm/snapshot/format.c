@@ -34,6 +34,7 @@ static const struct {
 	{ SNAP_SEC_SNAPCTL, "snapshot-control" }, { SNAP_SEC_RAM, "ram" },
 	{ SNAP_SEC_ROM, "rom" }, { SNAP_SEC_XEN_BAR1, "xen-bar1" },
 	{ SNAP_SEC_VIRTIO, "virtio" },
+	{ SNAP_SEC_VCONSOLE, "virtio-console" },
 	{ SNAP_SEC_SYSCALL, "syscall-fix" },
 };
 

@@ -59,11 +59,12 @@ enum snap_type {
 	SNAP_SEC_XEN_BAR1	= 66,
 	SNAP_SEC_VIRTIO		= 80,	/* instance: bdf; transport, queues,
 					 * MSI-X (devices/virtio/state.h) */
+	SNAP_SEC_VCONSOLE	= 85,	/* instance: bdf; virtio-console's
+					 * input not yet in the guest */
 	/* Reserved for the devices that come next (docs/snapshot.md):
 	 * 81 virtqueue (unused: queues are in 80), 82 virtio-blk, 83
-	 * virtio-rng (neither has state beyond 80), 84 virtio-net, 85
-	 * virtio-console, 96 syscall completion (per vCPU), 97 fw_cfg, 98
-	 * QEMU test devices. */
+	 * virtio-rng (neither has state beyond 80), 84 virtio-net, 97
+	 * fw_cfg, 98 QEMU test devices. */
 };
 
 #define SNAP_F_MEMORY		0x1u	/* page-aligned memory image */

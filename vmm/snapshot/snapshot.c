@@ -73,7 +73,8 @@ static void on_guest_request(void *ctx)
 	snapshot_request(vm, "the guest asked");
 }
 
-/* Console output, byte by byte against the marker (a vCPU thread). */
+/* Console output, byte by byte against the marker (a vCPU thread, or
+ * virtio-console's; under the console lock). */
 static void watch_console(void *ctx, const uint8_t *buf, size_t n)
 {
 	struct vm *vm = ctx;
