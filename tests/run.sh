@@ -65,7 +65,7 @@ fi
 for build in build build-asan; do
 	[ -x "$build/minivmm" ] || continue
 	for t in tests/boot/*.sh; do
-		case " lib linux-init linux-virtio-init linux-vconsole-init ${SKIP_BOOT_TESTS:-} " in
+		case " lib linux-init linux-virtio-init linux-vconsole-init linux-net-init ${SKIP_BOOT_TESTS:-} " in
 		*" $(basename "$t" .sh) "*) continue ;;
 		esac
 		if [ "$build" = build-asan ] && [ "$(basename "$t")" = linux.sh ]; then
@@ -95,7 +95,7 @@ done
 # Fuzz smoke: each libFuzzer target replays its regressions and seeds,
 # then fuzzes for a few seconds (tests/fuzz/fuzz.mk).
 if [ -x build-fuzz/fuzz_pci ]; then
-	for t in pci xen_ports uart msr_policy loader fdt virtq snapshot \
+	for t in pci xen_ports uart msr_policy loader fdt virtq net snapshot \
 		manifest; do
 		log="$log_dir/fuzz-$t.log"
 		if make --no-print-directory -s "fuzz-$t" \

@@ -17,7 +17,7 @@ enum long_only {
 	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_DISK, OPT_RNG, OPT_EXIT_STYLE,
 	OPT_CPUID, OPT_PCI_TESTDEV, OPT_CONSOLE_DEVICE,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
-	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX,
+	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
 };
 
 static const struct option options[] = {
@@ -42,6 +42,7 @@ static const struct option options[] = {
 	{ "disk",	required_argument, NULL, OPT_DISK },
 	{ "rng",	no_argument,	   NULL, OPT_RNG },
 	{ "console-device", required_argument, NULL, OPT_CONSOLE_DEVICE },
+	{ "net",	required_argument, NULL, OPT_NET },
 	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
 	{ "cpuid",	required_argument, NULL, OPT_CPUID },
 	{ "pci-testdev", required_argument, NULL, OPT_PCI_TESTDEV },
@@ -110,6 +111,9 @@ void cli_usage(FILE *out)
 "  --console-device uart|virtio  the guest console stdin feeds: the COM1\n"
 "                         UART (default) or a virtio-console (hvc0); the\n"
 "                         UART stays, both print to --console's output\n"
+"  --net tap[=NAME][,mac=MAC][,offload=on|off]  virtio-net over a new tap\n"
+"                         or tap NAME (repeatable, up to 4; needs\n"
+"                         CAP_NET_ADMIN or a tap owned by the user)\n"
 "MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see README):\n"
 "  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
 "                         xen-relaxed|therm-compat\n"
@@ -304,6 +308,18 @@ static int parse_disk(struct vmm_config *cfg, const char *v)
 	return 0;
 }
 
+static int parse_net(struct vmm_config *cfg, const char *v)
+{
+	char err[160];
+
+	if (cfg->nnets == NET_OPT_MAX)
+		return bad("--net", v, "at most 4 network devices");
+	if (net_opt_parse(v, &cfg->nets[cfg->nnets], err, sizeof(err)) < 0)
+		return bad("--net", v, err);
+	cfg->nnets++;
+	return 0;
+}
+
 static int parse_cpuid(struct vmm_config *cfg, const char *v)
 {
 	struct cpuid_edits ed;
@@ -345,6 +361,7 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_EXIT_STYLE, GIVEN_EXIT_STYLE }, { OPT_CPUID, GIVEN_CPUID },
 	{ OPT_PCI_TESTDEV, GIVEN_PCI_TESTDEV },
 	{ OPT_SYSCALL_FIX, GIVEN_SYSCALL_FIX },
+	{ OPT_NET, GIVEN_NET },
 };
 
 const char *cli_option_name(size_t i)
@@ -450,6 +467,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_NO_SANDBOX: cfg->sandbox = false; return 0;
 	case OPT_DISK: return parse_disk(cfg, v);
 	case OPT_RNG: cfg->rng = true; return 0;
+	case OPT_NET: return parse_net(cfg, v);
 	case OPT_EXIT_STYLE: return parse_exit_style(cfg, v);
 	case OPT_CPUID: return parse_cpuid(cfg, v);
 	case OPT_CONSOLE_DEVICE: {

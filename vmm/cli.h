@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm/net_opt.h"
+
 enum console_mode { CONSOLE_STDIO, CONSOLE_NONE, CONSOLE_FILE };
 enum ecam_mode { ECAM_RO, ECAM_TRAP, ECAM_OFF };
 enum xen_bar_mtrr { XEN_BAR_WB, XEN_BAR_UC };
@@ -48,6 +50,7 @@ enum cli_given {
 	GIVEN_EXIT_STYLE = 1u << 16, GIVEN_CPUID = 1u << 17,
 	GIVEN_PCI_TESTDEV = 1u << 18, GIVEN_SYSCALL_FIX = 1u << 19,
 	GIVEN_CONSOLE_DEVICE = 1u << 20,
+	GIVEN_NET = 1u << 21,
 };
 
 struct vmm_config {
@@ -82,6 +85,8 @@ struct vmm_config {
 	unsigned int ndisks;
 	bool rng;
 	bool console_virtio;		/* --console-device virtio */
+	struct net_opt nets[NET_OPT_MAX];	/* --net */
+	unsigned int nnets;
 	bool exit_qemu;			/* --exit-style qemu */
 	bool pci_testdev;		/* --pci-testdev on */
 	const char *cpuid;		/* --cpuid +flag,-flag,... */

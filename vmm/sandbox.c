@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_tun.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -87,6 +88,10 @@ static const unsigned long snapshot_ioctls[] = {
 	KVM_GET_DEBUGREGS, KVM_GET_MP_STATE, KVM_GET_TSC_KHZ,
 	KVM_GET_IRQCHIP, KVM_GET_PIT2, KVM_GET_CLOCK,
 };
+
+/* virtio-net: the tap's receive offloads follow what each driver accepts
+ * (read, readv and writev on the tap are in always). */
+static const unsigned long net_ioctls[] = { TUNSETOFFLOAD };
 
 #ifdef SANITIZER_BUILD
 static const int sanitizer_calls[] = {
@@ -228,6 +233,7 @@ static scmp_filter_ctx build(const struct vmm_config *cfg)
 	    (cfg->stats_json && ALLOW_ALL(ctx, stats_json_calls) < 0) ||
 	    (cfg->dump_acpi && ALLOW_ALL(ctx, dump_acpi_calls) < 0) ||
 	    (cfg->ndisks && ALLOW_ALL(ctx, disk_calls) < 0) ||
+	    (cfg->nnets && allow_ioctls(ctx, net_ioctls, 1) < 0) ||
 	    (cfg->snapshot && (ALLOW_ALL(ctx, snapshot_calls) < 0 ||
 			       allow_ioctls(ctx, snapshot_ioctls,
 					    sizeof(snapshot_ioctls) /

@@ -3,6 +3,7 @@
 #include "vmm/virtio_vm.h"
 #include "devices/virtio/blk.h"
 #include "devices/virtio/console.h"
+#include "devices/virtio/net.h"
 #include "devices/virtio/rng.h"
 #include "devices/virtio/state.h"
 #include "firmware/lib/acpi_build.h"
@@ -17,7 +18,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define MAX_DEVS	(CLI_MAX_DISKS + 2)	/* + rng, console */
+#define MAX_DEVS	(CLI_MAX_DISKS + 2 + NET_OPT_MAX)	/* + rng, console, nets */
 #define GSI_FIRST	24		/* above the IOAPIC's pins */
 #define IOAPIC_PINS	24
 #define PIC_IRQS	16
@@ -28,7 +29,8 @@ struct vdev {
 	struct virtio_vm *vv;
 	struct virtio_pci *vp;
 	struct virtio_console *con;	/* kind "console" */
-	const char *kind;		/* "blk", "rng", "console" */
+	struct virtio_net *net;		/* kind "net" */
+	const char *kind;		/* "blk", "rng", "console", "net" */
 	const char *path;		/* disk image, or NULL */
 	int fd;				/* the image (the device owns it), or
 					 * -1 */
@@ -41,6 +43,9 @@ struct virtio_vm {
 	struct vm *vm;
 	struct disk disks[CLI_MAX_DISKS];
 	unsigned int ndisks;
+	struct net_tap taps[NET_OPT_MAX];	/* opened early; then the
+						 * devices' */
+	unsigned int ntaps;
 	struct vdev devs[MAX_DEVS];
 	unsigned int ndevs;
 	unsigned int next_gsi;
@@ -253,7 +258,50 @@ static int add_console(struct virtio_vm *vv, struct pci_bus *bus)
 	return plug(vv, d, virtio_console_pci(d->con));
 }
 
+static int add_net(struct virtio_vm *vv, struct pci_bus *bus, unsigned int i)
+{
+	const struct net_opt *opt = &vv->vm->cfg->nets[i];
+	struct vdev *d = new_dev(vv, "net");
+	struct virtio_host h = host_for(d);
+	struct virtio_net_conf conf = { .tap = vv->taps[i],
+					.offloads = !opt->no_offload };
+
+	if (opt->has_mac)
+		memcpy(conf.mac, opt->mac, 6);
+	else
+		net_opt_default_mac(i, conf.mac);
+	vv->taps[i].fd = -1;		/* the device owns it now */
+	d->net = virtio_net_create(bus, PCI_BDF(0, d->slot, 0), &conf, &h,
+				   d->name);
+	if (!d->net)
+		return -1;
+	d->path = virtio_net_ifname(d->net);
+	return plug(vv, d, virtio_net_pci(d->net));
+}
+
 /* --- stats -------------------------------------------------------------- */
+
+#define NET(d, f)	((unsigned long long)atomic_load( \
+				&virtio_net_counters((d)->net)->f))
+
+static void print_net(FILE *out, struct vdev *d)
+{
+	const char *why = virtio_net_last_drop(d->net);
+
+	fprintf(out, "%s (00:%02x.0 tap %s): rx %llu packets %llu B, tx %llu "
+		"packets %llu B, drops rx %llu tx %llu%s%s%s, rx waits %llu, "
+		"notifications %llu (%llu through user space), interrupts "
+		"%llu, resets %llu, needs-reset %llu\n", d->name, d->slot,
+		d->path, NET(d, rx_packets), NET(d, rx_bytes),
+		NET(d, tx_packets), NET(d, tx_bytes), NET(d, rx_drops),
+		NET(d, tx_drops), why ? " (last: " : "", why ? why : "",
+		why ? ")" : "", NET(d, rx_waits),
+		(unsigned long long)atomic_load(&d->vp->stats.notifies),
+		(unsigned long long)atomic_load(&d->vp->stats.notify_exits),
+		(unsigned long long)atomic_load(&d->vp->stats.interrupts),
+		(unsigned long long)atomic_load(&d->vp->stats.resets),
+		(unsigned long long)atomic_load(&d->vp->stats.needs_reset));
+}
 
 #define LOAD(d, f)	((unsigned long long)atomic_load(&(d)->vp->stats.f))
 
@@ -264,6 +312,10 @@ static void print_stats(void *ctx, FILE *out)
 	for (unsigned int i = 0; i < vv->ndevs; i++) {
 		struct vdev *d = &vv->devs[i];
 
+		if (d->net) {
+			print_net(out, d);
+			continue;
+		}
 		fprintf(out, "%s (00:%02x.0%s%s%s): requests %llu, read %llu B,"
 			" written %llu B, errors %llu, notifications %llu (%llu"
 			" through user space), interrupts %llu, resets %llu, "
@@ -303,6 +355,18 @@ static void json_dev(cJSON *a, struct vdev *d)
 	cJSON_AddNumberToObject(o, "interrupts", (double)LOAD(d, interrupts));
 	cJSON_AddNumberToObject(o, "resets", (double)LOAD(d, resets));
 	cJSON_AddNumberToObject(o, "needs_reset", (double)LOAD(d, needs_reset));
+	if (d->net) {
+		const char *why = virtio_net_last_drop(d->net);
+
+		cJSON_AddNumberToObject(o, "rx_packets", (double)NET(d, rx_packets));
+		cJSON_AddNumberToObject(o, "rx_bytes", (double)NET(d, rx_bytes));
+		cJSON_AddNumberToObject(o, "rx_drops", (double)NET(d, rx_drops));
+		cJSON_AddNumberToObject(o, "tx_packets", (double)NET(d, tx_packets));
+		cJSON_AddNumberToObject(o, "tx_bytes", (double)NET(d, tx_bytes));
+		cJSON_AddNumberToObject(o, "tx_drops", (double)NET(d, tx_drops));
+		cJSON_AddNumberToObject(o, "rx_waits", (double)NET(d, rx_waits));
+		cJSON_AddStringToObject(o, "last_drop", why ? why : "");
+	}
 	cJSON_AddItemToArray(a, o);
 }
 
@@ -418,12 +482,33 @@ int virtio_vm_snap_register(struct vm *vm)
 
 /* --- set-up ------------------------------------------------------------- */
 
+/* Before the guest starts, so a missing tap or permission is bad input. */
+static int open_taps(struct virtio_vm *vv)
+{
+	const struct vmm_config *cfg = vv->vm->cfg;
+	char err[256];
+
+	for (unsigned int i = 0; i < cfg->nnets; i++) {
+		const struct net_opt *o = &cfg->nets[i];
+
+		if (net_tap_open(o->has_name ? o->name : NULL, &vv->taps[i],
+				 err, sizeof(err)) < 0) {
+			fprintf(stderr, "minivmm: error: --net tap%s%s: %s\n",
+				o->has_name ? "=" : "",
+				o->has_name ? o->name : "", err);
+			return -1;
+		}
+		vv->ntaps++;
+	}
+	return 0;
+}
+
 int virtio_vm_prepare(struct vm *vm)
 {
 	const struct vmm_config *cfg = vm->cfg;
 	struct virtio_vm *vv;
 
-	if (!cfg->ndisks && !cfg->rng && !cfg->console_virtio)
+	if (!cfg->ndisks && !cfg->rng && !cfg->console_virtio && !cfg->nnets)
 		return 0;
 	vv = calloc(1, sizeof(*vv));
 	if (!vv) {
@@ -439,7 +524,7 @@ int virtio_vm_prepare(struct vm *vm)
 			return -1;
 		vv->ndisks++;
 	}
-	return 0;
+	return open_taps(vv);
 }
 
 static int check_caps(struct vm *vm)
@@ -482,6 +567,9 @@ int virtio_vm_setup(struct vm *vm, struct pci_bus *bus)
 		goto fail;
 	if (vm->cfg->console_virtio && add_console(vv, bus) < 0)
 		goto fail;
+	for (unsigned int i = 0; i < vv->ntaps; i++)
+		if (add_net(vv, bus, i) < 0)
+			goto fail;
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_stats, json_stats, vv });
 	return 0;
@@ -499,6 +587,8 @@ void virtio_vm_destroy(struct vm *vm)
 		return;
 	for (unsigned int i = 0; i < vv->ndisks; i++)
 		disk_close(&vv->disks[i]);
+	for (unsigned int i = 0; i < vv->ntaps; i++)
+		net_tap_close(&vv->taps[i]);
 	pthread_mutex_destroy(&vv->lock);
 	free(vv->table);
 	free(vv);

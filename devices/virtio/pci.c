@@ -255,6 +255,10 @@ static void serve(void *ctx, unsigned int q, uint64_t kicks)
 	struct virtio_pci *vp = ctx;
 
 	atomic_fetch_add(&vp->stats.notifies, kicks);
+	if (q == vp->ops->nqueues && vp->worker.extra_fd >= 0) {
+		vp->ops->process(vp->dev, vp, q);
+		return;
+	}
 	if (q >= vp->ops->nqueues ||
 	    !atomic_load_explicit(&vp->live[q], memory_order_acquire))
 		return;
@@ -490,6 +494,47 @@ void virtio_complete(struct virtio_pci *vp, unsigned int q, uint16_t head,
 		virtio_irq_queue(vp, q);
 }
 
+void virtio_complete_batch(struct virtio_pci *vp, unsigned int q,
+			   const uint16_t *heads, const uint32_t *lens,
+			   unsigned int n)
+{
+	struct vq *vq = &vp->vq[q];
+	bool irq;
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&vp->used_lock);
+	for (unsigned int i = 0; i < n; i++)
+		vq_push(vq, heads[i], lens[i]);
+	irq = vq_need_interrupt(vq);
+	pthread_mutex_unlock(&vp->used_lock);
+	atomic_fetch_add(&vp->stats.requests, n);
+	if (irq)
+		virtio_irq_queue(vp, q);
+}
+
+void virtio_queue_broken(struct virtio_pci *vp, unsigned int q)
+{
+	atomic_store(&vp->live[q], false);
+	virtio_needs_reset(vp);
+}
+
+bool virtio_queue_live(struct virtio_pci *vp, unsigned int q)
+{
+	return q < vp->ops->nqueues &&
+	       atomic_load_explicit(&vp->live[q], memory_order_acquire);
+}
+
+void virtio_pci_watch_fd(struct virtio_pci *vp, int fd)
+{
+	worker_watch(&vp->worker, fd);
+}
+
+void virtio_pci_watch(struct virtio_pci *vp, bool on)
+{
+	worker_watch_on(&vp->worker, on);
+}
+
 void virtio_serve(struct virtio_pci *vp, unsigned int q, struct vq_chain *c,
 		  virtio_handle_fn handle, void *dev)
 {
@@ -527,8 +572,7 @@ void virtio_serve_while(struct virtio_pci *vp, unsigned int q,
 				return;
 			}
 			if (r == VQ_ERROR) {
-				atomic_store(&vp->live[q], false);
-				virtio_needs_reset(vp);
+				virtio_queue_broken(vp, q);
 				return;
 			}
 		} while (want_poll(vp) && poll_once(vp, vq));

@@ -80,6 +80,22 @@ void virtio_pci_poke(struct virtio_pci *vp);
 void virtio_complete(struct virtio_pci *vp, unsigned int q, uint16_t head,
 		     uint32_t len);
 
+/* Complete n chains of queue q at once (heads[i] with lens[i] bytes),
+ * deciding about one interrupt for the batch.  Safe from any thread. */
+void virtio_complete_batch(struct virtio_pci *vp, unsigned int q,
+			   const uint16_t *heads, const uint32_t *lens,
+			   unsigned int n);
+/* The driver broke queue q's ring (vq_pop said VQ_ERROR): stop serving
+ * it and tell the driver DEVICE_NEEDS_RESET. */
+void virtio_queue_broken(struct virtio_pci *vp, unsigned int q);
+/* Queue q is live (the driver set it up and DRIVER_OK is set). */
+bool virtio_queue_live(struct virtio_pci *vp, unsigned int q);
+/* A backend descriptor the device thread also polls (before
+ * virtio_pci_start); ops->process(dev, vp, nqueues) runs when it is
+ * readable, while polling it is on (from the device thread). */
+void virtio_pci_watch_fd(struct virtio_pci *vp, int fd);
+void virtio_pci_watch(struct virtio_pci *vp, bool on);
+
 /* Device configuration changed (config_generation moves, the driver is
  * told). */
 void virtio_pci_config_changed(struct virtio_pci *vp);

@@ -2,9 +2,9 @@
 /*
  * Virtio 1.2 as seen on the wire: register offsets, bit numbers and ring
  * layouts of the modern PCI transport, split virtqueues, virtio-blk,
- * virtio-console and virtio-rng.  Shared by the device models and the
- * guest test drivers (tests/guest/), so it is freestanding: macros only,
- * no functions.
+ * virtio-console, virtio-rng and virtio-net.  Shared by the device models
+ * and the guest test drivers (tests/guest/), so it is freestanding: macros
+ * only, no functions.
  * Names follow the specification ("Virtual I/O Device Version 1.2").
  */
 #ifndef MINIVMM_VIRTIO_SPEC_H
@@ -171,5 +171,51 @@
 						 * le32 flags */
 #define VIRTIO_BLK_WZ_F_UNMAP		1
 #define VIRTIO_BLK_ID_BYTES		20
+
+/* virtio-net (5.1). */
+#define VIRTIO_NET_F_CSUM		0
+#define VIRTIO_NET_F_GUEST_CSUM		1
+#define VIRTIO_NET_F_MTU		3
+#define VIRTIO_NET_F_MAC		5
+#define VIRTIO_NET_F_GUEST_TSO4		7
+#define VIRTIO_NET_F_GUEST_TSO6		8
+#define VIRTIO_NET_F_GUEST_ECN		9
+#define VIRTIO_NET_F_GUEST_UFO		10
+#define VIRTIO_NET_F_HOST_TSO4		11
+#define VIRTIO_NET_F_HOST_TSO6		12
+#define VIRTIO_NET_F_HOST_ECN		13
+#define VIRTIO_NET_F_HOST_UFO		14
+#define VIRTIO_NET_F_MRG_RXBUF		15
+#define VIRTIO_NET_F_STATUS		16
+#define VIRTIO_NET_F_CTRL_VQ		17
+#define VIRTIO_NET_F_MQ			22
+
+#define VIRTIO_NET_CFG_MAC		0x00	/* u8[6] */
+#define VIRTIO_NET_CFG_STATUS		0x06	/* le16 */
+#define VIRTIO_NET_CFG_MAX_PAIRS	0x08	/* le16 */
+#define VIRTIO_NET_CFG_SIZEOF		0x0a
+#define VIRTIO_NET_S_LINK_UP		1
+
+#define VIRTIO_NET_RXQ			0
+#define VIRTIO_NET_TXQ			1
+
+/* struct virtio_net_hdr as VERSION_1 has it (num_buffers always there):
+ * u8 flags, u8 gso_type, le16 hdr_len, le16 gso_size, le16 csum_start,
+ * le16 csum_offset, le16 num_buffers. */
+#define VIRTIO_NET_HDR_SIZE		12
+#define VIRTIO_NET_HDR_FLAGS		0
+#define VIRTIO_NET_HDR_GSO_TYPE		1
+#define VIRTIO_NET_HDR_HDR_LEN		2
+#define VIRTIO_NET_HDR_GSO_SIZE		4
+#define VIRTIO_NET_HDR_CSUM_START	6
+#define VIRTIO_NET_HDR_CSUM_OFFSET	8
+#define VIRTIO_NET_HDR_NUM_BUFFERS	10
+#define VIRTIO_NET_HDR_F_NEEDS_CSUM	1
+#define VIRTIO_NET_HDR_F_DATA_VALID	2
+#define VIRTIO_NET_HDR_GSO_NONE		0
+#define VIRTIO_NET_HDR_GSO_TCPV4	1
+#define VIRTIO_NET_HDR_GSO_UDP		3
+#define VIRTIO_NET_HDR_GSO_TCPV6	4
+#define VIRTIO_NET_HDR_GSO_ECN		0x80
 
 #endif

@@ -71,7 +71,9 @@ struct virtio_device_ops {
 			 unsigned int len);
 	void (*cfg_write)(void *dev, unsigned int off, const uint8_t *data,
 			  unsigned int len);
-	/* In the worker: queue q is live and may hold buffers. */
+	/* In the worker: queue q is live and may hold buffers; or, with
+	 * q == nqueues, the backend descriptor the device handed to
+	 * virtio_pci_watch_fd() is readable (queues may be anything). */
 	void (*process)(void *dev, struct virtio_pci *vp, unsigned int q);
 	/* Wait until no request taken by process() is still in flight
 	 * (one that handle() answered with VIRTIO_ASYNC); called with the

@@ -233,6 +233,11 @@ enum vq_pop_result vq_pop(struct vq *q, struct vq_chain *c)
 	return VQ_CHAIN;
 }
 
+void vq_unpop(struct vq *q, uint16_t n)
+{
+	q->s.last_avail = (uint16_t)(q->s.last_avail - n);
+}
+
 void vq_push(struct vq *q, uint16_t head, uint32_t len)
 {
 	uint8_t *e;

@@ -91,6 +91,11 @@ static inline bool vq_ready(const struct vq *q)
  * broken. */
 enum vq_pop_result vq_pop(struct vq *q, struct vq_chain *c);
 
+/* Give back the last n chains vq_pop() took and nothing completed yet:
+ * the next pops return them again (a device that found too few buffers
+ * for what it must place, e.g. a network frame over mergeable buffers). */
+void vq_unpop(struct vq *q, uint16_t n);
+
 /* Publish head as used with len bytes written into its buffers. */
 void vq_push(struct vq *q, uint16_t head, uint32_t len);
 

@@ -16,6 +16,7 @@ int worker_init(struct virtio_worker *w, const int *fds, unsigned int n,
 		return -1;
 	memcpy(w->fds, fds, n * sizeof(*fds));
 	w->nfds = n;
+	w->extra_fd = -1;
 	w->serve = serve;
 	w->ctx = ctx;
 	pthread_mutex_init(&w->mu, NULL);
@@ -70,18 +71,26 @@ static void serve_ready(struct virtio_worker *w, struct pollfd *p)
 		if (kicks || all)
 			w->serve(w->ctx, q, kicks);
 	}
+	/* An error on it (the tap went away) is the device's to find out. */
+	if (w->extra_fd >= 0 && (p[w->nfds + 1].revents || all))
+		w->serve(w->ctx, w->nfds, 0);
 }
 
 static void *run(void *arg)
 {
 	struct virtio_worker *w = arg;
-	struct pollfd p[WORKER_MAX_FDS + 1];
+	struct pollfd p[WORKER_MAX_FDS + 2];
 
 	p[0] = (struct pollfd){ .fd = w->ctl_fd, .events = POLLIN };
 	for (unsigned int q = 0; q < w->nfds; q++)
 		p[q + 1] = (struct pollfd){ .fd = w->fds[q], .events = POLLIN };
 	while (checkpoint(w)) {
-		if (poll(p, w->nfds + 1, -1) < 0) {
+		/* Only this thread switches it, so this read is current;
+		 * off means not polled at all (errors would still wake). */
+		p[w->nfds + 1] = (struct pollfd){
+			.fd = w->extra_on ? w->extra_fd : -1,
+			.events = POLLIN };
+		if (poll(p, w->nfds + 1 + (w->extra_fd >= 0), -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -146,4 +155,15 @@ void worker_rescan(struct virtio_worker *w)
 {
 	__atomic_store_n(&w->rescan, 1, __ATOMIC_RELEASE);
 	wake(w);
+}
+
+void worker_watch(struct virtio_worker *w, int fd)
+{
+	w->extra_fd = fd;
+	w->extra_on = fd >= 0;
+}
+
+void worker_watch_on(struct virtio_worker *w, bool on)
+{
+	w->extra_on = on;
 }

@@ -6,8 +6,11 @@
  * kicks) for each queue that was kicked.  vCPUs never wait for device
  * work, except to park the thread: worker_pause() returns once the thread
  * sits between two serve() calls (nothing in flight), for a device reset
- * or a snapshot; worker_resume() lets it go on.  Pure pthreads and
- * eventfds: no KVM.
+ * or a snapshot; worker_resume() lets it go on.  A device may add one
+ * more descriptor (its backend, e.g. a tap): serve(ctx, n, 0) is called
+ * when it is readable, n being the number of queues, while the device
+ * keeps it switched on (worker_watch_on, from the worker's own thread or
+ * before the start).  Pure pthreads and eventfds: no KVM.
  */
 #ifndef MINIVMM_VIRTIO_WORKER_H
 #define MINIVMM_VIRTIO_WORKER_H
@@ -34,6 +37,8 @@ struct virtio_worker {
 	int rescan;			/* atomic: serve every queue once */
 	unsigned int nfds;
 	int fds[WORKER_MAX_FDS];
+	int extra_fd;			/* -1: none */
+	bool extra_on;			/* poll extra_fd for POLLIN */
 	worker_serve_fn serve;
 	void *ctx;
 };
@@ -50,5 +55,8 @@ void worker_pause(struct virtio_worker *w);
 void worker_resume(struct virtio_worker *w);
 /* Serve every queue once soon, kicked or not. */
 void worker_rescan(struct virtio_worker *w);
+/* The extra descriptor (before worker_start), and whether to poll it. */
+void worker_watch(struct virtio_worker *w, int fd);
+void worker_watch_on(struct virtio_worker *w, bool on);
 
 #endif

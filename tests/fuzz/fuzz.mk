@@ -7,7 +7,7 @@
 #                        its corpus in $(FUZZ_BUILD)/corpus/<target>/
 #   make fuzz-smoke      each target replays its committed seeds and
 #                        regressions, then fuzzes FUZZ_SMOKE_SECONDS (5)
-#   make fuzz-<target>   one target (pci, xen_ports, uart, msr_policy,
+#   make fuzz-<target>   one target (pci, xen_ports, uart, msr_policy, net,
 #                        loader, fdt, virtq, snapshot, manifest) for
 #                        FUZZ_SECONDS
 #
@@ -18,7 +18,7 @@ FUZZ_CC		?= clang-14
 FUZZ_BUILD	?= build-fuzz
 FUZZ_SECONDS	?= 60
 FUZZ_SMOKE_SECONDS ?= 5
-FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt virtq snapshot \
+FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt virtq net snapshot \
 		   manifest
 
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \

@@ -368,6 +368,60 @@ def virtq_seeds():
         [0], flags=7, extra=blk_hdr(1, 0)))
 
 
+# --- net: two queues, RAM image, operations (see fuzz_net.c) -----------------
+NET_RX, NET_TX = (0x0, 0x1000, 0x2000), (0x3000, 0x4000, 0x5000)
+
+
+def net_input(rx, tx, features, flags=5, extra=(), ops=b""):
+    """rx/tx: (descs, heads); descs (addr, len, flags, next) in RAM."""
+    ram = bytearray(0x8000)
+    for (descs, heads), (d, a, _) in ((rx, NET_RX), (tx, NET_TX)):
+        for i, (addr, length, fl, nxt) in enumerate(descs):
+            struct.pack_into("<QIHH", ram, d + 16 * i, VQ_BASE + addr,
+                             length, fl, nxt)
+        for i, h in enumerate(heads):
+            struct.pack_into("<H", ram, a + 4 + 2 * i, h)
+        struct.pack_into("<H", ram, a + 2, len(heads))
+    for addr, data in extra:
+        ram[addr:addr + len(data)] = data
+    head = struct.pack("<BBBQHHHHHHH", 4, 4, flags, features, *NET_RX,
+                       *NET_TX, len(ram))
+    return head + bytes(ram) + ops
+
+
+def net_hdr(flags=0, gso=0, hdr_len=0, gso_size=0, start=0, off=0):
+    return struct.pack("<BBHHHHH", flags, gso, hdr_len, gso_size, start, off,
+                       0)
+
+
+def net_seeds():
+    arp = bytes([0xff] * 6 + [0x52, 0x54, 0, 0x12, 0x34, 0x56, 8, 6]) + \
+        bytes(46)
+    rx4 = ([(0x6000 + 0x400 * i, 0x400, WRITE, 0) for i in range(4)],
+           [0, 1, 2, 3])
+    tx1 = ([(0x7000, 12, NEXT, 1), (0x700c, len(arp), 0, 0)], [0])
+    csum, tso4, mrg = 1 << 0, 1 << 11, 1 << 15
+    put("net", "arp-then-frames", net_input(
+        rx4, tx1, mrg, extra=[(0x7000, net_hdr() + arp)],
+        ops=b"\0\0" + b"\1" + struct.pack("<H", 1442) + b"\1" +
+        struct.pack("<H", 100)))
+    put("net", "no-mrg-too-big", net_input(
+        rx4, tx1, 0, flags=1, extra=[(0x7000, net_hdr() + arp)],
+        ops=b"\1" + struct.pack("<H", 3000) + b"\0\1"))
+    put("net", "tso", net_input(
+        rx4, ([(0x7000, 12 + 200, 0, 0)], [0]), csum | tso4 | mrg,
+        extra=[(0x7000, net_hdr(1, 1, 54, 100, 34, 16) + bytes(200))],
+        ops=b"\0\0\5" + struct.pack("<H", 1000) +
+        net_hdr(1, 4, 0, 1000, 34, 16)))
+    put("net", "split-header-wait", net_input(
+        ([(0x6000, 8, WRITE, 0), (0x6100, 16, WRITE, 0)], [0, 1]),
+        ([(0x7000, 3, NEXT, 1), (0x7003, 9, NEXT, 2),
+          (0x700c, len(arp), 0, 0)], [0]), mrg,
+        extra=[(0x7000, net_hdr() + arp)],
+        ops=b"\0\0\1" + struct.pack("<H", 600) + b"\3\4\1" +
+        struct.pack("<H", 20)))
+
+
 # --- manifest: unittests.cfg text ---------------------------------------------
 def manifest_seeds():
     put("manifest", "suite", b"""[x2apic]
@@ -466,6 +520,7 @@ def snapshot_seeds():
 
 if __name__ == "__main__":
     virtq_seeds()
+    net_seeds()
     pci_seeds()
     xen_seeds()
     uart_seeds()

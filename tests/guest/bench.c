@@ -15,7 +15,8 @@
  *   repeat=R (1..100, default 5)  target-ms=MS per repeat (default 20)
  *   msr=IDX (default 0xc0000102, KERNEL_GS_BASE)  msr-value=V (default 0)
  *   bw-bytes=N bandwidth buffer (default 1 MiB)  bar1-at=ADDR fallback
- * The blk_* cases drive the first virtio-blk function (bench/blk.c).
+ * The blk_* cases drive the first virtio-blk function (bench/blk.c), the
+ * net_* cases the first virtio-net function (bench/net.c).
  *
  * One translation unit (guest.mk builds one object per payload): the
  * parts under bench/ and the shared statistics are included below.
@@ -27,6 +28,7 @@
 #include "bench/memtype.c"
 #include "bench/run.c"
 #include "bench/blk.c"
+#include "bench/net.c"
 #include "bench/cases.c"
 
 #define DEFAULT_MSR	0xc0000102u
@@ -110,6 +112,7 @@ int payload_main(const struct hvm_start_info *si)
 	/* Set up a virtio-blk now, if there is one, so its exits are part
 	 * of every boot, the empty baseline boot too. */
 	blk_open(&p);
+	net_open(&p, o.tsc_khz);
 	ran = bench_run_cases(&p, &o);
 	gprintf("BENCHDONE ran=%d\n", ran);
 	return 0;

@@ -28,7 +28,7 @@ static const struct {
 	{ "msr-default", "ignore" }, { "disk", "/nonexistent.img,serial=s1" },
 	{ "rng", NULL }, { "exit-style", "qemu" }, { "cpuid", "-x2apic" },
 	{ "pci-testdev", "on" }, { "syscall-fix", "off" },
-	{ "console-device", "virtio" },
+	{ "console-device", "virtio" }, { "net", "tap=mv0,mac=52:54:00:00:00:09" },
 };
 
 /* What the guest was loaded from: saved, refused at any restore. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* What snapshot sections hold, without KVM: the machine options (CONFIG,
- * disks included) and their conflicts with a restore's command line, META
- * compatibility, the control page, and the device state round trips
+ * disks and nets included) and their conflicts with a restore's command
+ * line, META compatibility, the control page, and the device state round trips
  * (UART, ACPI PM, Xen platform, a PCI function with a moved BAR) with
  * their consistency checks. */
 #include "tests/unit/unit.h"
@@ -224,6 +224,62 @@ START_TEST(config_disks)
 }
 END_TEST
 
+/* --net: kept as given; a restore may name other taps, not change what
+ * the guest sees (count, MAC, offloads). */
+START_TEST(config_nets)
+{
+	struct vmm_config c, run;
+	struct snap_config sc;
+	struct snap_buf b;
+	char err[ERR];
+
+	cli_defaults(&c);
+	ck_assert_int_eq(net_opt_parse("tap", &c.nets[0], err, ERR), 0);
+	ck_assert_int_eq(net_opt_parse("tap=vm1,mac=02:00:00:00:00:0a,"
+				       "offload=off", &c.nets[1], err, ERR), 0);
+	c.nnets = 2;
+	encode(&c, &b);
+	ck_assert_int_eq(snap_config_decode(b.p, b.len, &sc, err, ERR), 0);
+	snap_buf_free(&b);
+	ck_assert_uint_eq(sc.m.nnets, 2);
+	ck_assert(!sc.m.nets[0].has_name && !sc.m.nets[0].has_mac);
+	ck_assert_str_eq(sc.m.nets[1].name, "vm1");
+	ck_assert(sc.m.nets[1].has_mac && sc.m.nets[1].no_offload);
+	ck_assert_uint_eq(sc.m.nets[1].mac[5], 0x0a);
+	cli_defaults(&run);
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), 0);
+	ck_assert_uint_eq(run.nnets, 2);
+	ck_assert_str_eq(run.nets[1].name, "vm1");
+	/* Other taps, same guest view: taken. */
+	cli_defaults(&run);
+	run.given = GIVEN_NET;
+	net_opt_parse("tap=a", &run.nets[0], err, ERR);
+	net_opt_parse("tap=b,mac=02:00:00:00:00:0a,offload=off", &run.nets[1],
+		      err, ERR);
+	run.nnets = 2;
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), 0);
+	ck_assert_str_eq(run.nets[1].name, "b");
+	/* Another MAC, offload setting or count: refused. */
+	net_opt_parse("tap=b,mac=02:00:00:00:00:0b,offload=off", &run.nets[1],
+		      err, ERR);
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--net conflicts"));
+	net_opt_parse("tap=b,mac=02:00:00:00:00:0a", &run.nets[1], err, ERR);
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), -1);
+	run.nnets = 1;
+	ck_assert_int_eq(snap_config_merge(&run, &sc, err, ERR), -1);
+	snap_config_free(&sc);
+	/* A value the CLI would refuse is refused here too. */
+	snap_buf_init(&b);
+	snap_put_u32(&b, 1);
+	snap_put_str(&b, "net");
+	snap_put_str(&b, "tap,mac=01:00:00:00:00:01");
+	ck_assert_int_eq(snap_config_decode(b.p, b.len, &sc, err, ERR), -1);
+	ck_assert_ptr_nonnull(strstr(err, "config: net: mac"));
+	snap_buf_free(&b);
+}
+END_TEST
+
 /* --- META ------------------------------------------------------------------- */
 
 START_TEST(meta_compat)
@@ -409,6 +465,7 @@ int main(void)
 	tcase_add_test(t, config_round_trip);
 	tcase_add_test(t, config_bad);
 	tcase_add_test(t, config_disks);
+	tcase_add_test(t, config_nets);
 	tcase_add_test(t, config_console_device);
 	tcase_add_test(t, meta_compat);
 	tcase_add_test(t, control_page);

@@ -11,6 +11,7 @@
  */
 #include "vmm/bench/floor.h"
 #include "vmm/bench/hostio.h"
+#include "vmm/bench/net.h"
 #include "vmm/bench/plan.h"
 #include "vmm/bench/run.h"
 #include "vmm/bench/snapshot.h"
@@ -156,6 +157,41 @@ static void baseline(struct bench_run *b, const struct bench_config *c)
 	bench_child_free(&ch);
 }
 
+/* virtio cases run paired with QEMU's, three times (run_blk). */
+static bool paired(const char *name)
+{
+	return bench_is_blk(name) || bench_is_net(name);
+}
+
+/* The tap's other end for a net case; a host that cannot have one skips
+ * the row. */
+static int net_begin(struct bench_result *x, const char *name)
+{
+	char why[160];
+
+	if (bench_net_prepare(why, sizeof(why)) == 0 &&
+	    bench_net_start(name) == 0)
+		return 0;
+	x->status = BENCH_SKIPPED;
+	snprintf(x->note, sizeof(x->note), "no tap: %.140s", why);
+	return -1;
+}
+
+/* The datagrams the host's end counted (sink: received; sender: sent). */
+static void net_end(struct bench_result *x, const char *name)
+{
+	size_t l = strlen(x->extra);
+	uint64_t n;
+
+	if (!bench_is_net(name))
+		return;
+	n = bench_net_stop();
+	if (x->status == BENCH_OK)
+		snprintf(x->extra + l, sizeof(x->extra) - l, "%shost_%s=%llu",
+			 l ? " " : "", strncmp(name, "net_tx_", 7) ? "sent" :
+			 "received", (unsigned long long)n);
+}
+
 static void run_case(struct bench_run *b, const struct bench_case *k,
 		     const struct bench_config *c)
 {
@@ -169,6 +205,8 @@ static void run_case(struct bench_run *b, const struct bench_case *k,
 
 	snprintf(word, sizeof(word), "%s:%d", k->name, k->ring);
 	bench_progress(b, word, c->name);
+	if (bench_is_net(k->name) && net_begin(x, k->name) < 0)
+		return;
 	if (bench_is_blk(k->name) && !b->o.no_floor &&
 	    bench_hostio(b, k->name, &s) == 0) {
 		snprintf(x->floor_case, sizeof(x->floor_case), "%s:%d",
@@ -204,10 +242,15 @@ out:
 	if (x->status == BENCH_FAILED)
 		b->failed = true;
 	bench_child_free(&ch);
+	net_end(x, k->name);
 	/* QEMU on the same case right away: blk rows vary with the host's
 	 * load more than anything else, so compare neighbours. */
-	if (b->o.peer_qemu && bench_is_blk(k->name))
+	if (b->o.peer_qemu && paired(k->name)) {
+		if (bench_is_net(k->name))
+			bench_net_start(k->name);
 		bench_peer_qemu(&b->o, b->payload, b->disk, word, &b->res);
+		bench_net_stop();
+	}
 }
 
 /* --- blk: paired runs ------------------------------------------------------ */
@@ -334,7 +377,7 @@ static unsigned int count_steps(const struct bench_run *b, bool *used)
 		if (!bench_case_selected(b->o.cases, k))
 			continue;
 		n += bench_is_blk(k->name) && !b->o.no_floor;	/* host row */
-		if (bench_is_blk(k->name))
+		if (paired(k->name))
 			n += BENCH_BLK_RUNS - 1;
 		for (int j = 0; k->configs[j]; j++, n++)
 			used[config_index(bench_config_find(k->configs[j]))] =
@@ -358,6 +401,21 @@ static bool any_blk(const struct bench_run *b)
 		    bench_case_selected(b->o.cases, &bench_cases[i]))
 			return true;
 	return false;
+}
+
+/* The namespace and tap before the net configuration's baseline boot;
+ * without them that boot is not made (the rows say why). */
+static void net_prepare(struct bench_run *b, bool *used)
+{
+	const struct bench_config *c = bench_config_find("net");
+	char why[160];
+	bool any = false;
+
+	for (size_t i = 0; i < bench_ncases; i++)
+		any |= bench_is_net(bench_cases[i].name) &&
+		       bench_case_selected(b->o.cases, &bench_cases[i]);
+	if (any && bench_net_prepare(why, sizeof(why)) < 0)
+		used[config_index(c)] = false;
 }
 
 static void cleanup(struct bench_run *b)
@@ -392,6 +450,7 @@ int bench_main(int argc, char **argv)
 		cleanup(&b);
 		return 1;
 	}
+	net_prepare(&b, used);
 	if (!b.o.no_floor)
 		bench_run_floor(&b);
 	if (!b.o.no_floor && any_blk(&b))
@@ -406,7 +465,7 @@ int bench_main(int argc, char **argv)
 
 		for (int j = 0; bench_case_selected(b.o.cases, k) &&
 		     k->configs[j]; j++)
-			(bench_is_blk(k->name) ? run_blk : run_case)(&b, k,
+			(paired(k->name) ? run_blk : run_case)(&b, k,
 				bench_config_find(k->configs[j]));
 	}
 	if (bench_snapshot_selected(b.o.cases))

@@ -7,6 +7,7 @@
  */
 #include "vmm/bench/bench.h"
 #include "vmm/bench/exec.h"
+#include "vmm/bench/net.h"
 #include "vmm/bench/plan.h"
 
 #include <limits.h>
@@ -79,7 +80,8 @@ static void case_list(const char *sel, char *buf, size_t len)
 	for (size_t i = 0; i < bench_ncases && pos < len; i++) {
 		const struct bench_case *k = &bench_cases[i];
 
-		if (bench_case_selected(sel, k) && !bench_is_blk(k->name))
+		if (bench_case_selected(sel, k) && !bench_is_blk(k->name) &&
+		    !bench_is_net(k->name))
 			pos += (size_t)snprintf(buf + pos, len - pos, "%s%s:%d",
 						pos ? "," : "", k->name,
 						k->ring);
@@ -136,6 +138,16 @@ static int run_qemu(const struct bench_opts *o, const char *payload,
 		argv[n++] = drive;
 		argv[n++] = "-device";
 		argv[n++] = "virtio-blk-pci,drive=d0,disable-legacy=on";
+	}
+	/* The bench's tap, QEMU's user-space backend (no vhost) and its
+	 * default offloads; the MAC the host's neighbour entry names. */
+	if (strstr(cases, "net_")) {
+		argv[n++] = "-netdev";
+		argv[n++] = "tap,id=n0,ifname=" BENCH_NET_TAP ",script=no,"
+			    "downscript=no";
+		argv[n++] = "-device";
+		argv[n++] = "virtio-net-pci,netdev=n0,disable-legacy=on,"
+			    "mac=52:54:00:12:34:56";
 	}
 	argv[n] = NULL;
 	if (bench_exec(argv, QEMU_TIMEOUT_S, c) < 0)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The benchmark plan: configurations, cases, groups and floor mapping. */
 #include "vmm/bench/plan.h"
+#include "vmm/bench/net.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +29,7 @@ const struct bench_config bench_configs[] = {
 	{ "msr=host", { "--msr", BENCH_MSR_USER " rw host=0x7", NULL },
 	  USER_MSR },
 	{ "disk", { "--disk", BENCH_DISK_ARG, NULL }, "" },
+	{ "net", { "--net", "tap=" BENCH_NET_TAP, NULL }, "" },
 };
 const size_t bench_nconfigs = sizeof(bench_configs) / sizeof(bench_configs[0]);
 
@@ -67,13 +69,17 @@ const struct bench_case bench_cases[] = {
 	{ "blk_rand4k_qd32", 3, "blk", { "disk" } },
 	{ "blk_seqrd1m", 3, "blk", { "disk" } },
 	{ "blk_seqwr1m", 3, "blk", { "disk" } },
+	{ "net_tx_64", 3, "net", { "net" } },
+	{ "net_tx_1472", 3, "net", { "net" } },
+	{ "net_rx_64", 3, "net", { "net" } },
+	{ "net_rx_1472", 3, "net", { "net" } },
 	{ "syscall", 3, "syscall", { "default" } },
 	{ "int80", 3, "syscall", { "default" } },
 };
 const size_t bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);
 
 const char *const bench_groups[] = { "pci", "exits", "msr", "memory", "blk",
-				     "syscall", "boot", "snapshot", NULL };
+				     "net", "syscall", "boot", "snapshot", NULL };
 
 const struct bench_config *bench_config_find(const char *name)
 {
@@ -179,7 +185,7 @@ int bench_cases_check(const char *list, char *err, size_t len)
 		if (!known) {
 			snprintf(err, len, "--cases: unknown case or group "
 				 "'%.*s' (groups: pci exits msr memory blk "
-				 "syscall boot snapshot)",
+				 "net syscall boot snapshot)",
 				 (int)(l > 60 ? 60 : l), p);
 			return -1;
 		}

@@ -49,8 +49,8 @@ extern const char *const bench_groups[];
 const struct bench_config *bench_config_find(const char *name);
 const struct bench_case *bench_case_find(const char *name, int ring);
 
-/* --cases: a comma list of groups (pci, exits, msr, memory, blk, boot,
- * snapshot), case
+/* --cases: a comma list of groups (pci, exits, msr, memory, blk, net,
+ * boot, snapshot), case
  * names (every ring) or NAME:RING; NULL or "all" selects everything.
  * bench_cases_check() reports the first unknown word; 0 or -1. */
 int bench_cases_check(const char *list, char *err, size_t len);

@@ -115,6 +115,12 @@ int snap_config_encode(const struct vmm_config *cfg, struct snap_buf *b,
 	kv(&e, "cpuid", cfg->cpuid);
 	kv_u(&e, "pci-testdev", cfg->pci_testdev);
 	kv_u(&e, "syscall-fix", cfg->syscall_fix);
+	for (unsigned int i = 0; i < cfg->nnets; i++) {
+		char v[64];
+
+		net_opt_format(&cfg->nets[i], v, sizeof(v));
+		kv(&e, "net", v);
+	}
 	free(text);
 	snap_put_u32(b, e.n);
 	snap_put(b, e.body.p, e.body.len);
@@ -231,6 +237,16 @@ static int set_str(struct dec *d, const char *k, const char *v)
 				   sizeof(why)) < 0)
 			return fail(d->err, d->errlen, "config: disk: %s", why);
 		m->ndisks++;
+		return 0;
+	}
+	if (!strcmp(k, "net")) {
+		char why[160];
+
+		if (m->nnets == NET_OPT_MAX)
+			return fail(d->err, d->errlen, "config: too many nets");
+		if (net_opt_parse(v, &m->nets[m->nnets], why, sizeof(why)) < 0)
+			return fail(d->err, d->errlen, "config: net: %s", why);
+		m->nnets++;
 		return 0;
 	}
 	if (!strcmp(k, "cpuid")) {
@@ -384,6 +400,22 @@ static bool same_disks(const struct vmm_config *u, const struct vmm_config *s)
 	return true;
 }
 
+/* --net at a restore may name another tap; the guest-visible rest (MAC,
+ * offloads) must be the snapshot's. */
+static bool same_nets(const struct vmm_config *u, const struct vmm_config *s)
+{
+	if (u->nnets != s->nnets)
+		return false;
+	for (unsigned int i = 0; i < u->nnets; i++) {
+		const struct net_opt *a = &u->nets[i], *b = &s->nets[i];
+
+		if (a->has_mac != b->has_mac || a->no_offload != b->no_offload ||
+		    (a->has_mac && memcmp(a->mac, b->mac, 6)))
+			return false;
+	}
+	return true;
+}
+
 static void disks_of(const struct vmm_config *s, char *out, size_t len)
 {
 	size_t at = 0;
@@ -416,6 +448,10 @@ int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 			    "and serial, or none", s->ndisks,
 			    s->ndisks ? list : "none");
 	}
+	if ((cfg->given & GIVEN_NET) && !same_nets(cfg, s))
+		return fail(err, errlen, "--net conflicts with the snapshot's "
+			    "%u network device(s): give as many, with the same "
+			    "mac= and offload=, or none", s->nnets);
 	if ((cfg->given & GIVEN_RNG) && !s->rng)
 		return fail(err, errlen, "--rng conflicts with the snapshot's "
 			    "machine (it has no virtio-rng; restore without "
@@ -429,6 +465,10 @@ int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 	if (!(cfg->given & GIVEN_DISK)) {
 		cfg->ndisks = s->ndisks;
 		memcpy(cfg->disks, s->disks, sizeof(cfg->disks));
+	}
+	if (!(cfg->given & GIVEN_NET)) {
+		cfg->nnets = s->nnets;
+		memcpy(cfg->nets, s->nets, sizeof(cfg->nets));
 	}
 	cfg->rng = s->rng;
 	cfg->console_virtio = s->console_virtio;

@@ -71,4 +71,8 @@ static int bench_run_cases(const struct platform *p,
  * TSC rate is unknown). */
 static void blk_extra(char *buf, size_t len, uint64_t milli_ns);
 
+/* ---- net.c: the virtio-net cases ---- */
+
+static void net_extra(char *buf, size_t len, uint64_t milli_ns);
+
 #endif

@@ -333,6 +333,32 @@ static const char *s_blk_sw(struct ctx *c, struct run *r)
 	return blk_setup(c->p, r, false, 1u << 20, VIRTIO_BLK_T_OUT, 4);
 }
 
+static const char *s_net(struct ctx *c, struct run *r, bool send,
+			 uint32_t size)
+{
+	return net_setup(c->p, c->o->tsc_khz, r, send, size);
+}
+
+static const char *s_net_tx64(struct ctx *c, struct run *r)
+{
+	return s_net(c, r, true, 64);
+}
+
+static const char *s_net_tx1472(struct ctx *c, struct run *r)
+{
+	return s_net(c, r, true, 1472);
+}
+
+static const char *s_net_rx64(struct ctx *c, struct run *r)
+{
+	return s_net(c, r, false, 64);
+}
+
+static const char *s_net_rx1472(struct ctx *c, struct run *r)
+{
+	return s_net(c, r, false, 1472);
+}
+
 static const struct bcase {
 	const char *name;
 	int ring;
@@ -368,6 +394,10 @@ static const struct bcase {
 	{ "blk_rand4k_qd32", 3, s_blk_rr32 },
 	{ "blk_seqrd1m", 3, s_blk_sr },
 	{ "blk_seqwr1m", 3, s_blk_sw },
+	{ "net_tx_64", 3, s_net_tx64 },
+	{ "net_tx_1472", 3, s_net_tx1472 },
+	{ "net_rx_64", 3, s_net_rx64 },
+	{ "net_rx_1472", 3, s_net_rx1472 },
 	{ "syscall", 3, s_syscall },
 	{ "int80", 3, s_int80 },
 };

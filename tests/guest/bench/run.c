@@ -120,6 +120,9 @@ struct run {
 	bool gp_idt;		/* rdmsr/wrmsr #GP: use the skipping IDT */
 	bool bw;		/* a bandwidth case: add mbps= */
 	bool blk;		/* a virtio-blk case: blk_extra() words */
+	bool net;		/* a virtio-net case: net_extra() words */
+	uint64_t min_n;		/* 0, or the fewest ops per timed run (and
+				 * as many untimed first, to warm up) */
 };
 
 struct idt_gate {
@@ -183,6 +186,9 @@ static void report(const char *name, const struct run *r, uint64_t iters,
 	if (r->blk) {
 		blk_extra(more, sizeof(more), ns);
 		l.extra = more;
+	} else if (r->net) {
+		net_extra(more, sizeof(more), ns);
+		l.extra = more;
 	} else if (r->bw && ns) {	/* 64 bytes per op: MB/s = 64e6 / milli-ns */
 		gsnprintf(more, sizeof(more), "%s mbps=%llu", extra,
 			  (unsigned long long)(64000000ull / ns));
@@ -201,12 +207,19 @@ static void time_case(const char *name, struct run *r,
 	uint64_t total = probe_ops, cycles;
 	bool done = false;
 
+	if (r->min_n) {
+		run_once(r, r->min_n);
+		total += r->min_n;
+		n = r->min_n;
+	}
 	while (!done) {
 		cycles = run_once(r, n);
 		total += n;
 		n = bench_calibrate(n, cycles, o->target_cycles, BENCH_UNROLL,
 				    MAX_ITERS, &done);
 	}
+	if (n < r->min_n)
+		n = r->min_n;
 	for (unsigned int i = 0; i < o->repeats; i++) {
 		samples[i] = bench_per_op_milli(run_once(r, n), n);
 		total += n;

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/* virtio-net over a tap; see net.h.  Everything here runs in the device
+ * thread except creation, configuration reads and reset (worker parked). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/virtio/net.h"
+
+#define QUEUE_SIZE	NET_QUEUE_MAX
+#define RX_BUDGET	256	/* frames per turn before polling again */
+
+struct virtio_net {
+	struct virtio_pci *vp;
+	struct virtio_device_ops ops;	/* features follow the tap */
+	struct net_tap tap;
+	struct net_port port;
+	uint8_t cfg[VIRTIO_NET_CFG_SIZEOF];
+	uint64_t features;		/* the driver's, once queues are live */
+	bool stale;			/* features not read since a reset */
+	bool tap_dead;			/* the tap failed for good */
+	uint32_t rx_len;		/* a frame waiting for buffers, or 0 */
+	uint8_t *rxbuf;
+	const char *_Atomic last_drop;
+	struct virtio_net_counters ctr;
+	struct net_rx rx;
+	struct vq_chain tx_chain, rx_first, rx_scratch;
+	struct iovec tx_iov[VQ_CHAIN_MAX + 1];
+};
+
+static bool negotiated(const struct virtio_net *n, unsigned int bit)
+{
+	return n->features >> bit & 1;
+}
+
+static void dropped(struct virtio_net *n, atomic_uint_least64_t *ctr,
+		    const char *why)
+{
+	atomic_fetch_add(ctr, 1);
+	atomic_store(&n->last_drop, why);
+}
+
+/* Once per driver generation: what it accepted, and the tap's receive
+ * offloads to match. */
+static void refresh(struct virtio_net *n, struct virtio_pci *vp)
+{
+	if (!n->stale)
+		return;
+	n->stale = false;
+	n->features = __atomic_load_n(&vp->st.driver_features,
+				      __ATOMIC_ACQUIRE);
+	if (n->tap.offloads && net_tap_set_offload(n->tap.fd, n->features))
+		dropped(n, &n->ctr.rx_drops, "TUNSETOFFLOAD refused");
+}
+
+/* --- transmit ------------------------------------------------------------ */
+
+static uint32_t tx_one(void *dev, struct vq_chain *c)
+{
+	struct virtio_net *n = dev;
+	const char *why = net_tx(c, n->features, &n->port, n->tx_iov);
+
+	if (why) {
+		dropped(n, &n->ctr.tx_drops, why);
+		return 0;
+	}
+	atomic_fetch_add(&n->ctr.tx_packets, 1);
+	atomic_fetch_add(&n->ctr.tx_bytes, c->out_len - VIRTIO_NET_HDR_SIZE);
+	return 0;
+}
+
+/* --- receive ------------------------------------------------------------- */
+
+/* The tap's header as the driver may see it: nothing it did not accept. */
+static const char *rx_fix_header(struct virtio_net *n, uint8_t *hdr)
+{
+	uint8_t gso = hdr[VIRTIO_NET_HDR_GSO_TYPE] & ~VIRTIO_NET_HDR_GSO_ECN;
+
+	if (!negotiated(n, VIRTIO_NET_F_GUEST_CSUM)) {
+		if (hdr[VIRTIO_NET_HDR_FLAGS] & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+			return "partial checksum from the tap";
+		hdr[VIRTIO_NET_HDR_FLAGS] = 0;
+	}
+	if ((gso == VIRTIO_NET_HDR_GSO_TCPV4 &&
+	     !negotiated(n, VIRTIO_NET_F_GUEST_TSO4)) ||
+	    (gso == VIRTIO_NET_HDR_GSO_TCPV6 &&
+	     !negotiated(n, VIRTIO_NET_F_GUEST_TSO6)) ||
+	    (gso != VIRTIO_NET_HDR_GSO_NONE &&
+	     gso != VIRTIO_NET_HDR_GSO_TCPV4 &&
+	     gso != VIRTIO_NET_HDR_GSO_TCPV6))
+		return "segmentation the driver did not accept";
+	return NULL;
+}
+
+/* Next frame from the tap into rxbuf: true if there is one. */
+static bool rx_read(struct virtio_net *n, struct virtio_pci *vp)
+{
+	for (;;) {
+		ssize_t r = n->port.recv(n->port.ctx, n->rxbuf, NET_RX_BUF);
+		const char *why;
+
+		if (r < 0) {
+			if (errno == EAGAIN)
+				return false;
+			/* Gone (the interface was deleted): stop polling
+			 * it rather than spin on its error. */
+			n->tap_dead = true;
+			dropped(n, &n->ctr.rx_drops, "tap read failed");
+			virtio_pci_watch(vp, false);
+			return false;
+		}
+		why = r < VIRTIO_NET_HDR_SIZE + NET_ETH_HLEN ? "runt from tap" :
+		      rx_fix_header(n, n->rxbuf);
+		if (!why) {
+			n->rx_len = (uint32_t)r;
+			return true;
+		}
+		dropped(n, &n->ctr.rx_drops, why);
+	}
+}
+
+/* Place the pending frame; false if it has to wait for buffers. */
+static bool rx_place(struct virtio_net *n, struct virtio_pci *vp)
+{
+	struct vq *vq = &vp->vq[VIRTIO_NET_RXQ];
+	enum net_rx_result r;
+
+	r = net_rx_place(vq, &n->rx_first, &n->rx_scratch, n->rxbuf,
+			 n->rx_len, negotiated(n, VIRTIO_NET_F_MRG_RXBUF),
+			 &n->rx);
+	switch (r) {
+	case NET_RX_OK:
+		atomic_fetch_add(&n->ctr.rx_packets, 1);
+		atomic_fetch_add(&n->ctr.rx_bytes,
+				 n->rx_len - VIRTIO_NET_HDR_SIZE);
+		break;
+	case NET_RX_DROP:
+		dropped(n, &n->ctr.rx_drops, "frame larger than the buffers");
+		break;
+	case NET_RX_WAIT:
+		return false;
+	case NET_RX_BROKEN:
+		n->rx_len = 0;
+		virtio_queue_broken(vp, VIRTIO_NET_RXQ);
+		return false;
+	}
+	n->rx_len = 0;
+	virtio_complete_batch(vp, VIRTIO_NET_RXQ, n->rx.heads, n->rx.lens,
+			      n->rx.n);
+	return true;
+}
+
+static void rx(struct virtio_net *n, struct virtio_pci *vp)
+{
+	struct vq *vq = &vp->vq[VIRTIO_NET_RXQ];
+
+	if (!virtio_queue_live(vp, VIRTIO_NET_RXQ) || n->tap_dead) {
+		virtio_pci_watch(vp, false);
+		return;
+	}
+	for (unsigned int i = 0; i < RX_BUDGET; i++) {
+		if (!n->rx_len && !rx_read(n, vp))
+			return;
+		if (rx_place(n, vp))
+			continue;
+		if (!virtio_queue_live(vp, VIRTIO_NET_RXQ))
+			return;
+		/* Out of buffers: leave the tap alone until the driver
+		 * adds some (its kick brings us back). */
+		atomic_fetch_add(&n->ctr.rx_waits, 1);
+		virtio_pci_watch(vp, false);
+		if (!vq_notify_enable(vq))
+			return;
+		virtio_pci_watch(vp, true);
+	}
+}
+
+/* --- the device ---------------------------------------------------------- */
+
+static void process(void *dev, struct virtio_pci *vp, unsigned int q)
+{
+	struct virtio_net *n = dev;
+
+	refresh(n, vp);
+	if (q == VIRTIO_NET_TXQ) {
+		virtio_serve(vp, q, &n->tx_chain, tx_one, n);
+		return;
+	}
+	/* A receive kick means buffers: the tap is worth reading again. */
+	if (q == VIRTIO_NET_RXQ && !n->tap_dead)
+		virtio_pci_watch(vp, true);
+	rx(n, vp);
+}
+
+static void cfg_read(void *dev, unsigned int off, uint8_t *data,
+		     unsigned int len)
+{
+	struct virtio_net *n = dev;
+
+	memcpy(data, n->cfg + off, len);
+}
+
+static void reset(void *dev)
+{
+	struct virtio_net *n = dev;
+
+	n->stale = true;
+	n->rx_len = 0;
+}
+
+static void release(void *dev)
+{
+	struct virtio_net *n = dev;
+
+	net_tap_close(&n->tap);
+	free(n->rxbuf);
+	free(n);
+}
+
+static uint64_t offered(const struct virtio_net_conf *conf)
+{
+	uint64_t f = 1ull << VIRTIO_NET_F_MAC | 1ull << VIRTIO_NET_F_STATUS |
+		     1ull << VIRTIO_NET_F_MRG_RXBUF;
+
+	if (!conf->offloads)
+		return f;
+	/* Any tap with a virtio header takes partial checksums and large
+	 * segments from us; handing them to the guest needs TUNSETOFFLOAD. */
+	f |= 1ull << VIRTIO_NET_F_CSUM | 1ull << VIRTIO_NET_F_HOST_TSO4 |
+	     1ull << VIRTIO_NET_F_HOST_TSO6;
+	if (conf->tap.offloads)
+		f |= 1ull << VIRTIO_NET_F_GUEST_CSUM |
+		     1ull << VIRTIO_NET_F_GUEST_TSO4 |
+		     1ull << VIRTIO_NET_F_GUEST_TSO6;
+	return f;
+}
+
+static void init(struct virtio_net *n, const struct virtio_net_conf *conf)
+{
+	n->tap = conf->tap;
+	n->port = net_tap_port;
+	n->port.ctx = &n->tap;
+	n->stale = true;
+	memcpy(n->cfg + VIRTIO_NET_CFG_MAC, conf->mac, 6);
+	n->cfg[VIRTIO_NET_CFG_STATUS] = VIRTIO_NET_S_LINK_UP;
+	n->cfg[VIRTIO_NET_CFG_MAX_PAIRS] = 1;
+	n->ops = (struct virtio_device_ops){
+		.name = "virtio-net",
+		.type = VIRTIO_ID_NET,
+		.class_code = 0x020000,		/* network, Ethernet */
+		.nqueues = 2,
+		.queue_max = QUEUE_SIZE,
+		.features = offered(conf),
+		.cfg_size = VIRTIO_NET_CFG_SIZEOF,
+		.cfg_read = cfg_read,
+		.process = process,
+		.reset = reset,
+		.release = release,
+	};
+}
+
+struct virtio_net *virtio_net_create(struct pci_bus *bus, uint32_t bdf,
+				     const struct virtio_net_conf *conf,
+				     const struct virtio_host *host,
+				     const char *name)
+{
+	struct virtio_net *n = calloc(1, sizeof(*n));
+	struct net_tap tap = conf->tap;
+
+	if (!n || !(n->rxbuf = malloc(NET_RX_BUF)))
+		goto fail;
+	init(n, conf);
+	n->vp = virtio_pci_create(bus, bdf, &n->ops, n, host, name);
+	if (!n->vp)
+		goto fail;
+	virtio_pci_watch_fd(n->vp, n->tap.fd);
+	return n;
+fail:
+	if (n)
+		free(n->rxbuf);
+	free(n);
+	net_tap_close(&tap);
+	return NULL;
+}
+
+struct virtio_pci *virtio_net_pci(struct virtio_net *n)
+{
+	return n->vp;
+}
+
+const struct virtio_net_counters *virtio_net_counters(
+	const struct virtio_net *n)
+{
+	return &n->ctr;
+}
+
+const char *virtio_net_ifname(const struct virtio_net *n)
+{
+	return n->tap.name;
+}
+
+const char *virtio_net_last_drop(const struct virtio_net *n)
+{
+	return atomic_load(&n->last_drop);
+}
