@@ -237,8 +237,11 @@ static void via_payload_load(struct gmem *mem, const char *kpath,
 	if (payload_load(mem, &cfg, &p) == 0) {
 		FZ_CHECK(memchr(p.cmdline, 0, sizeof(p.cmdline)),
 			 "command line not terminated");
-		FZ_CHECK(p.kind != PAYLOAD_NONE && p.size &&
-			 gmem_ptr(mem, p.start, p.size),
+		/* A multiboot kernel may live below 1 MiB alone (realmode):
+		 * then its low segments are all there is. */
+		FZ_CHECK(p.kind != PAYLOAD_NONE &&
+			 (p.size ? gmem_ptr(mem, p.start, p.size) != NULL :
+			  p.kind == PAYLOAD_MULTIBOOT && p.nlow > 0),
 			 "payload 0x%llx+0x%llx not in RAM",
 			 (unsigned long long)p.start,
 			 (unsigned long long)p.size);
