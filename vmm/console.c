@@ -101,6 +101,11 @@ void console_write(void *ctx, const uint8_t *buf, size_t n)
 
 	if (c->watch)
 		c->watch(c->watch_ctx, buf, n);
+	if (c->marks) {
+		pthread_mutex_lock(&c->lock);
+		console_marks_feed(c->marks, buf, n);
+		pthread_mutex_unlock(&c->lock);
+	}
 	if (c->out_fd < 0)
 		return;
 	pthread_mutex_lock(&c->lock);

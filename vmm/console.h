@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "vmm/cli.h"
+#include "vmm/console_marks.h"
 
 #define CONSOLE_BUF	4096
 
@@ -29,6 +30,7 @@ struct console {
 	 * snapshot console marker); NULL: none.  Called under no lock. */
 	void (*watch)(void *ctx, const uint8_t *buf, size_t n);
 	void *watch_ctx;
+	struct console_marks *marks;	/* --timing's console milestones */
 	pthread_mutex_t lock;
 	char buf[CONSOLE_BUF];
 	size_t len;
