@@ -153,6 +153,10 @@ struct bench_opts {
 	const char *payload;		/* --payload ELF (default: beside us) */
 	const char *floor;		/* --floor PROGRAM (default: beside us) */
 	bool no_floor;			/* --no-floor */
+	const char *linux_kernel;	/* --linux-kernel FILE: boot rows */
+	const char *linux_initrd;	/* --linux-initrd FILE (with it) */
+	const char *linux_append;	/* --linux-append STRING */
+	unsigned int linux_repeat;	/* --linux-repeat, 1..20 (default 3) */
 };
 
 /* argv[0] is "bench".  0: run; 1: --help was printed; -1: bad usage

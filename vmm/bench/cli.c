@@ -8,7 +8,8 @@
 #include <string.h>
 
 enum { OPT_REPEAT = 256, OPT_CASES, OPT_JSON, OPT_REPORT, OPT_PEER,
-       OPT_PAYLOAD, OPT_FLOOR, OPT_NO_FLOOR, OPT_TARGET };
+       OPT_PAYLOAD, OPT_FLOOR, OPT_NO_FLOOR, OPT_TARGET, OPT_LINUX_KERNEL,
+       OPT_LINUX_INITRD, OPT_LINUX_APPEND, OPT_LINUX_REPEAT };
 
 void bench_usage(FILE *out)
 {
@@ -16,6 +17,8 @@ void bench_usage(FILE *out)
 "usage: minivmm bench [--repeat N] [--cases LIST] [--json FILE]\n"
 "                     [--report DIR] [--peer qemu] [--target-ms MS]\n"
 "                     [--payload ELF] [--floor PROGRAM] [--no-floor]\n"
+"                     [--linux-kernel FILE --linux-initrd FILE]\n"
+"                     [--linux-append STRING] [--linux-repeat N]\n"
 "\n"
 "Boots the benchmark payload under each configuration its cases need,\n"
 "runs the kvm-floor tool for the bare-KVM cost of the same instructions,\n"
@@ -33,7 +36,14 @@ void bench_usage(FILE *out)
 "  --target-ms MS   time per repeat (default 20)\n"
 "  --payload ELF    benchmark payload (default: guests/bench.elf beside\n"
 "                   this binary);  --floor PROGRAM  (default: kvm-floor\n"
-"                   beside this binary);  --no-floor  skip the floor\n", out);
+"                   beside this binary);  --no-floor  skip the floor\n"
+"  --linux-kernel FILE, --linux-initrd FILE\n"
+"                   the boot group also boots this Linux kernel with this\n"
+"                   initramfs (init: tests/boot/linux-init.sh), 1 vCPU:\n"
+"                   kernel entry, first kernel line, Run /init, init's\n"
+"                   first line and verdict; --linux-append adds kernel\n"
+"                   parameters, --linux-repeat N boots (1..20, default 3)\n",
+	      out);
 }
 
 static int bad(const char *opt, const char *v, const char *why)
@@ -81,6 +91,11 @@ static int one(struct bench_opts *o, int c, const char *v)
 	case OPT_PAYLOAD: o->payload = v; return 0;
 	case OPT_FLOOR: o->floor = v; return 0;
 	case OPT_NO_FLOOR: o->no_floor = true; return 0;
+	case OPT_LINUX_KERNEL: o->linux_kernel = v; return 0;
+	case OPT_LINUX_INITRD: o->linux_initrd = v; return 0;
+	case OPT_LINUX_APPEND: o->linux_append = v; return 0;
+	case OPT_LINUX_REPEAT:
+		return number("--linux-repeat", v, 20, &o->linux_repeat);
 	}
 	return -1;
 }
@@ -97,6 +112,10 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv)
 		{ "payload", required_argument, NULL, OPT_PAYLOAD },
 		{ "floor", required_argument, NULL, OPT_FLOOR },
 		{ "no-floor", no_argument, NULL, OPT_NO_FLOOR },
+		{ "linux-kernel", required_argument, NULL, OPT_LINUX_KERNEL },
+		{ "linux-initrd", required_argument, NULL, OPT_LINUX_INITRD },
+		{ "linux-append", required_argument, NULL, OPT_LINUX_APPEND },
+		{ "linux-repeat", required_argument, NULL, OPT_LINUX_REPEAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -105,6 +124,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->repeat = 5;
 	o->target_ms = 20;
+	o->linux_repeat = 3;
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
@@ -121,6 +141,11 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv)
 		}
 		if (one(o, c, optarg) < 0)
 			return -1;
+	}
+	if (!o->linux_kernel != !o->linux_initrd) {
+		fprintf(stderr, "minivmm: error: bench: --linux-kernel and "
+			"--linux-initrd go together\n");
+		return -1;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "minivmm: error: bench: unexpected argument "
