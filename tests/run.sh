@@ -74,7 +74,9 @@ for build in build build-asan; do
 			continue
 		fi
 		log="$log_dir/$(basename "$t" .sh)-$build.log"
+		t0=$SECONDS
 		MINIVMM="$build/minivmm" BUILD="$build" bash "$t" >"$log" 2>&1
+		secs=$((SECONDS - t0))
 		p=$(grep -c '^PASS: ' "$log"); f=$(grep -c '^FAIL: ' "$log")
 		if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && grep -q '^SKIP: ' "$log"; then
 			printf '%-44s skipped: %s\n' "boot/$(basename "$t") [$build]" \
@@ -86,7 +88,9 @@ for build in build build-asan; do
 		fi
 		passed=$((passed + p))
 		failed=$((failed + f))
-		printf '%-44s %d passed, %d failed\n' "boot/$(basename "$t") [$build]" "$p" "$f"
+		printf '%-44s %d passed, %d failed (%d s)\n' \
+			"boot/$(basename "$t") [$build]" "$p" "$f" "$secs"
+		grep '^TIME: ' "$log" | sed 's/^/    /'	# measured, not asserted
 		if [ "$f" -gt 0 ]; then
 			grep -A8 '^FAIL: ' "$log" | head -n 40
 			failures+=("boot/$(basename "$t") [$build]: see $log")

@@ -71,9 +71,12 @@ ok() {
 	fi
 }
 
-# rd VAR FILE: VAR = the first line of FILE ("none" if unreadable).
+# rd VAR FILE: VAR = the first line of FILE ("none" if unreadable or
+# empty).  read fails on a last line without a newline (sysfs's
+# virtio-blk serial) but still sets VAR.
 rd() {
-	read -r "$1" <"$2" 2>/dev/null || eval "$1=none"
+	read -r "$1" 2>/dev/null <"$2" || eval "[ -n \"\$$1\" ]" ||
+		eval "$1=none"
 }
 
 # pci_find VENDOR DEVICE: found = the first such function's sysfs dir.

@@ -82,26 +82,6 @@ check_bar() {
 	fi
 }
 
-# mtrr_type NAME ADDR: the /proc/mtrr type covering ADDR as init reported
-# it ("@@ mtrr reg01: base=0x0df000000 ( 3568MB), size=   16MB, count=1:
-# uncachable"); "none" if no variable range covers it.
-mtrr_type() {
-	local addr=$(($2)) line base size
-	while IFS= read -r line; do
-		[[ $line =~ base=(0x[0-9a-f]+).*size=\ *([0-9]+)([MK])B.*:\ ([a-z-]+)$ ]] ||
-			continue
-		base=$((BASH_REMATCH[1]))
-		size=${BASH_REMATCH[2]}
-		[ "${BASH_REMATCH[3]}" = M ] && size=$((size << 20)) ||
-			size=$((size << 10))
-		if [ "$addr" -ge "$base" ] && [ "$addr" -lt $((base + size)) ]; then
-			echo "${BASH_REMATCH[4]}"
-			return
-		fi
-	done < <(grep ' @@ mtrr ' "$TMP/$1.out")
-	echo none
-}
-
 check_kernel() {
 	local name=$1 cpus=$2
 	has "$name" "smp: Brought up 1 node, $cpus CPUs?\$" "$cpus CPU(s) up"

@@ -72,14 +72,14 @@ def main():
         print("TIME: linux-shell: shell banner %.1f s" % t_shell)
     if got is not None:
         s.send("echo sum=$((6 * 7)); uname -r\r")
-        got = s.read_until(rb"sum=42\r?\n([^\r\n]*)\r?\n", 120)
+        got = s.read_until(rb"sum=42\r*\n([^\r\n]*)\r*\n", 120)
         check(got is not None and got.group(1).endswith(b"-minivmm"),
               "linux-shell-command",
               "no 'sum=42' and the minivmm kernel's release: %r" %
               s.out[-300:])
         s.read_until(prompt, 120)
         s.send("grep -c ^processor /proc/cpuinfo\r")
-        got = s.read_until(rb"\n(\d+)\r?\n", 120)
+        got = s.read_until(rb"\n(\d+)\r*\n", 120)
         check(got is not None and got.group(1) == b"1", "linux-shell-cpus",
               "processors: %r" % (got.group(1) if got else s.out[-300:]))
         s.read_until(prompt, 120)
