@@ -324,10 +324,16 @@ int syscall_fix_install(struct vm *vm)
 		vm->exits.exit_seen = (struct vcpu_hook){ exit_seen, fx };
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_stats, json_stats, fx });
-	fprintf(stderr, "minivmm: syscall fix on: this host's KVM (PVM) "
+	return 0;
+}
+
+void syscall_fix_announce(const struct vm *vm)
+{
+	if (!vm->syscall_state)
+		return;
+	fprintf(stderr, "minivmm: note: syscall fix on: this host's KVM (PVM) "
 		"leaves guest user-mode SYSCALL and int $0x80 undone; minivmm "
 		"completes them (--syscall-fix off: as the host does)\n");
-	return 0;
 }
 
 void syscall_fix_destroy(struct vm *vm)
