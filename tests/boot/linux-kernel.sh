@@ -26,7 +26,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/linux-lib.sh"
 
-BOOT_LIMIT=${MINIVMM_LINUX_TIMEOUT:-900}
+BOOT_LIMIT=${MINIVMM_LINUX_TIMEOUT:-1800}	# per boot: ~1 min on a quiet host, 10+ at load 10
 LINUX_MEM=128M
 LINUX_ARGS="earlycon=uart8250,io,0x3f8 ${MINIVMM_LINUX_ARGS:-}"
 

@@ -9,7 +9,8 @@ Prints PASS:/FAIL: lines and TIME: lines (seconds from the start).  The
 limit is a safety net for a hung boot, not an assertion."""
 import os, pty, re, select, subprocess, sys, termios, time
 
-LIMIT = float(os.environ.get("MINIVMM_LINUX_TIMEOUT", "900"))
+LIMIT = float(os.environ.get("MINIVMM_LINUX_TIMEOUT", "1800"))
+CMD_LIMIT = 300  # per command (seconds; a command takes ~1 s on a quiet host)
 
 
 class Session:
@@ -66,26 +67,26 @@ def main():
     t_shell = s.elapsed()
     if check(got is not None, "linux-shell-banner",
              "no shell banner: %r" % s.out[-600:]):
-        got = s.read_until(prompt, 120)
+        got = s.read_until(prompt, CMD_LIMIT)
         check(got is not None, "linux-shell-prompt",
               "no prompt: %r" % s.out[-300:])
         print("TIME: linux-shell: shell banner %.1f s" % t_shell)
     if got is not None:
         s.send("echo sum=$((6 * 7)); uname -r\r")
-        got = s.read_until(rb"sum=42\r*\n([^\r\n]*)\r*\n", 120)
+        got = s.read_until(rb"sum=42\r*\n([^\r\n]*)\r*\n", CMD_LIMIT)
         check(got is not None and got.group(1).endswith(b"-minivmm"),
               "linux-shell-command",
               "no 'sum=42' and the minivmm kernel's release: %r" %
               s.out[-300:])
-        s.read_until(prompt, 120)
+        s.read_until(prompt, CMD_LIMIT)
         s.send("grep -c ^processor /proc/cpuinfo\r")
-        got = s.read_until(rb"\n(\d+)\r*\n", 120)
+        got = s.read_until(rb"\n(\d+)\r*\n", CMD_LIMIT)
         check(got is not None and got.group(1) == b"1", "linux-shell-cpus",
               "processors: %r" % (got.group(1) if got else s.out[-300:]))
-        s.read_until(prompt, 120)
+        s.read_until(prompt, CMD_LIMIT)
         s.send("poweroff\r")
     try:
-        status = s.p.wait(timeout=120)
+        status = s.p.wait(timeout=CMD_LIMIT)
     except subprocess.TimeoutExpired:
         os.killpg(s.p.pid, 9)
         status = s.p.wait()
