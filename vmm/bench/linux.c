@@ -76,6 +76,8 @@ void bench_run_linux(struct bench_run *b)
 	static uint64_t ns[NMARKS][MAX_BOOTS];
 	size_t n = 0;
 
+	if (!b->o.linux_kernel)
+		return;		/* no Linux rows without --linux-kernel */
 	for (unsigned int i = 0; i < b->o.linux_repeat && i < MAX_BOOTS; i++)
 		boot_once(b, ns, &n);
 	for (size_t i = 0; i < NMARKS; i++)
