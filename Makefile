@@ -69,6 +69,7 @@ check: deps
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build-asan \
 		build-asan/minivmm build-asan/firmware.bin unit
 	@$(MAKE) --no-print-directory fuzz-build
+	@tools/build-kernel.sh >/dev/null	# the Linux test's kernel, cached
 	@tests/run.sh
 
 # make check plus the Linux boot test (fetches Debian's cloud kernel).

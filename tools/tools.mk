@@ -27,4 +27,23 @@ $(BUILD)/linux/%: tests/linux/%.c
 guest-kernel:
 	@tools/build-kernel.sh
 
-.PHONY: guest-kernel
+# Linux with a busybox shell on the console: the kernel above (built once,
+# then cached) and an initramfs whose init is tests/boot/linux-init.sh.
+# Ctrl-A x quits; `poweroff` in the guest ends minivmm with status 0.
+# LINUX_IMAGE=bzImage boots the compressed image instead of PVH's vmlinux;
+# LINUX_ARGS adds minivmm options (e.g. -c 2), LINUX_APPEND kernel ones.
+LINUX_IMAGE	?= vmlinux
+LINUX_ARGS	?= -m 128M
+LINUX_APPEND	?=
+
+run-linux: deps
+	@$(MAKE) --no-print-directory $(BUILD)/minivmm $(BUILD)/firmware.bin
+	@k=$$(tools/build-kernel.sh) && \
+	initrd=$$(tools/mkinitramfs.sh tests/boot/linux-init.sh) && \
+	echo "minivmm: booting $$k/$(LINUX_IMAGE) (about a minute where" \
+		"guest ring 0 is emulated); Ctrl-A x quits" && \
+	exec $(BUILD)/minivmm --kernel "$$k/$(LINUX_IMAGE)" \
+		--initrd "$$initrd" $(LINUX_ARGS) \
+		--append "console=ttyS0 earlycon=uart8250,io,0x3f8 $(LINUX_APPEND)"
+
+.PHONY: guest-kernel run-linux

@@ -103,6 +103,8 @@ static void write_from(struct console *c, unsigned int i, const uint8_t *buf,
 	pthread_mutex_lock(&c->lock);
 	if (c->watch)
 		c->watch(c->watch_ctx, buf, n);
+	if (c->marks)
+		console_marks_feed(c->marks, buf, n);
 	for (size_t k = 0; k < n && c->out_fd >= 0; k++) {
 		if (c->src[i].len == CONSOLE_BUF)
 			flush_src(c, i);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "vmm/cli.h"
+#include "vmm/console_marks.h"
 
 #define CONSOLE_BUF	4096
 
@@ -45,6 +46,7 @@ struct console {
 	 * console marker); NULL: none.  Called under lock. */
 	void (*watch)(void *ctx, const uint8_t *buf, size_t n);
 	void *watch_ctx;
+	struct console_marks *marks;	/* --timing's console milestones */
 	struct console_target input;	/* .space NULL: none */
 	pthread_mutex_t lock;		/* the buffers, watch calls */
 	struct {

@@ -314,6 +314,10 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	if (console_open(&vm->console, cfg->console, cfg->console_file) < 0 ||
 	    msr_vm_prepare(vm) < 0 || virtio_vm_prepare(vm) < 0)
 		goto fail;
+	if (cfg->timing) {
+		console_marks_init(&vm->console_marks, &vm->timing);
+		vm->console.marks = &vm->console_marks;
+	}
 	*status = EXIT_VMM_ERROR;
 	if (kvm_open(&vm->kvm) < 0)
 		goto fail;

@@ -44,6 +44,7 @@ struct vm {
 	struct stats stats;
 	struct timing timing;
 	struct console console;
+	struct console_marks console_marks;	/* with --timing */
 	struct uart *uart;
 	struct debug_port exit_port;
 	struct debug_port progress_port;

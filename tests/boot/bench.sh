@@ -86,3 +86,12 @@ EOF
 
 vm bench-usage 30 bench --cases nosuchcase
 expect bench-usage 2 '' "unknown case or group 'nosuchcase'"
+
+# The Linux boots: both files, given and readable, before anything runs.
+vm bench-linux-pair 30 bench --cases boot --linux-kernel "$GUESTS/bench.elf"
+expect bench-linux-pair 2 '' '--linux-kernel and --linux-initrd go together'
+vm bench-linux-missing 30 bench --cases boot --linux-kernel "$TMP/none" \
+	--linux-initrd "$GUESTS/bench.elf" --payload "$GUESTS/bench.elf" --no-floor
+expect bench-linux-missing 2 '' "--linux-kernel '.*/none': No such file"
+vm bench-linux-repeat 30 bench --linux-repeat 21
+expect bench-linux-repeat 2 '' "--linux-repeat '21': expected 1..20"

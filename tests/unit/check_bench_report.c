@@ -229,6 +229,18 @@ START_TEST(targets_measured_from_rows)
 				     "port_in:0: 1.50x (25% over"));
 	ck_assert_ptr_nonnull(strstr(t, "within 1.2x of the floor: 0 of 1"));
 	ck_assert_ptr_nonnull(strstr(t, "UC is as fast as WB"));
+	ck_assert_ptr_nonnull(strstr(t, "Linux init's verdict (1 vCPU): not "
+				     "measured in this run"));
+	free(t);
+	bench_results_free(&r);
+	sample(&r, 1.4);
+	add(&r, "linux_run_init", 0, "linux-c1", "minivmm", "boot", 27.5e9);
+	add(&r, "linux_verdict", 0, "linux-c1", "minivmm", "boot", 61e9);
+	CAPTURE(t, bench_targets_write(f_, &r, false));
+	ck_assert_ptr_nonnull(strstr(t, "Linux \"Run /init\" (1 vCPU): 27.5 s "
+				     "(target <= 30 s): met"));
+	ck_assert_ptr_nonnull(strstr(t, "Linux init's verdict (1 vCPU): 61.0 s "
+				     "(target <= 60 s): MISSED"));
 	free(t);
 	bench_results_free(&r);
 	sample(&r, 140);

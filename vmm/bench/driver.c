@@ -11,6 +11,7 @@
  */
 #include "vmm/bench/floor.h"
 #include "vmm/bench/hostio.h"
+#include "vmm/bench/linux.h"
 #include "vmm/bench/net.h"
 #include "vmm/bench/plan.h"
 #include "vmm/bench/run.h"
@@ -28,6 +29,22 @@
 #define APPEND_MAX	512
 
 /* --- files ---------------------------------------------------------------- */
+
+/* The Linux boots' kernel and initramfs, readable before anything runs. */
+static int linux_files(const struct bench_run *b)
+{
+	const char *f[] = { b->o.linux_kernel, b->o.linux_initrd };
+
+	for (int i = 0; i < 2; i++) {
+		if (f[i] && access(f[i], R_OK) < 0) {
+			fprintf(stderr, "minivmm: error: bench: --linux-%s "
+				"'%s': %s\n", i ? "initrd" : "kernel", f[i],
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
 
 static int locate(struct bench_run *b)
 {
@@ -59,6 +76,8 @@ static int locate(struct bench_run *b)
 			"(build it with make)\n", b->payload, strerror(errno));
 		return -1;
 	}
+	if (linux_files(b) < 0)
+		return -1;
 	if (!b->o.no_floor && access(b->floor, X_OK) < 0) {
 		fprintf(stderr, "minivmm: error: bench: '%s': %s (build it "
 			"with make tools, or pass --no-floor)\n", b->floor,
@@ -308,28 +327,6 @@ static void run_blk(struct bench_run *b, const struct bench_case *k,
 
 /* --- boot ----------------------------------------------------------------- */
 
-static void boot_row(struct bench_run *b, const char *name, uint64_t *ns,
-		     size_t n, const char *note)
-{
-	struct bench_result *x = bench_new_row(b, name, 0, "default", "minivmm",
-					 "boot");
-	struct bench_summary s;
-
-	if (bench_summarize(ns, n, &s) < 0) {
-		x->status = BENCH_FAILED;
-		snprintf(x->note, sizeof(x->note), "no --timing milestones");
-		b->failed = true;
-		return;
-	}
-	x->repeats = (unsigned int)n;
-	x->iters = 1;
-	x->ops_total = n;
-	x->median_ns = (double)s.median;
-	x->p10_ns = (double)s.p10;
-	x->p90_ns = (double)s.p90;
-	snprintf(x->extra, sizeof(x->extra), "%s", note);
-}
-
 /* Empty boots of the default configuration: process start -> first guest
  * instruction -> payload entry, from --timing.  The first one is also the
  * default configuration's baseline. */
@@ -357,11 +354,11 @@ static void run_boot(struct bench_run *b)
 		}
 		bench_child_free(&ch);
 	}
-	boot_row(b, "boot_first_insn", first, n,
+	bench_boot_row(b, "boot_first_insn", "default", first, n,
 		 "process start to first guest instruction");
-	boot_row(b, "boot_payload_entry", entry, n,
+	bench_boot_row(b, "boot_payload_entry", "default", entry, n,
 		 "process start to payload entry");
-	boot_row(b, "boot_firmware", fw, n,
+	bench_boot_row(b, "boot_firmware", "default", fw, n,
 		 "first guest instruction to payload entry");
 }
 
@@ -388,7 +385,7 @@ static unsigned int count_steps(const struct bench_run *b, bool *used)
 	/* The boot runs are the default configuration's baseline. */
 	if (bench_boot_selected(b->o.cases))
 		n += b->o.repeat - used[config_index(bench_config_find(
-						"default"))];
+						"default"))] + bench_linux_steps(b);
 	if (bench_snapshot_selected(b->o.cases))
 		n += bench_snapshot_steps(b);
 	return n + (b->o.peer_qemu ? 1 : 0);
@@ -455,8 +452,10 @@ int bench_main(int argc, char **argv)
 		bench_run_floor(&b);
 	if (!b.o.no_floor && any_blk(&b))
 		bench_run_hostio(&b);
-	if (bench_boot_selected(b.o.cases))
+	if (bench_boot_selected(b.o.cases)) {
 		run_boot(&b);
+		bench_run_linux(&b);
+	}
 	for (size_t i = 0; i < bench_nconfigs; i++)
 		if (used[i])
 			baseline(&b, &bench_configs[i]);

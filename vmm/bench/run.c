@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* One `minivmm bench` run's rows and its progress line, shared by the
- * driver (driver.c) and the floor (floor.c). */
+ * driver (driver.c), the floor (floor.c) and the Linux boots (linux.c). */
 #include "vmm/bench/run.h"
+#include "vmm/bench/stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,4 +60,26 @@ void bench_fail_row(struct bench_result *x, const struct bench_child *c,
 						    sizeof(last)));
 	else
 		snprintf(x->note, sizeof(x->note), "%s: cannot start", what);
+}
+
+void bench_boot_row(struct bench_run *b, const char *name, const char *config,
+		    uint64_t *ns, size_t n, const char *note)
+{
+	struct bench_result *x = bench_new_row(b, name, 0, config, "minivmm",
+					       "boot");
+	struct bench_summary s;
+
+	if (bench_summarize(ns, n, &s) < 0) {
+		x->status = BENCH_FAILED;
+		snprintf(x->note, sizeof(x->note), "no --timing milestones");
+		b->failed = true;
+		return;
+	}
+	x->repeats = (unsigned int)n;
+	x->iters = 1;
+	x->ops_total = n;
+	x->median_ns = (double)s.median;
+	x->p10_ns = (double)s.p10;
+	x->p90_ns = (double)s.p90;
+	snprintf(x->extra, sizeof(x->extra), "%s", note);
 }

@@ -38,6 +38,9 @@ void bench_progress(struct bench_run *b, const char *what, const char *cfg);
 struct bench_result *bench_new_row(struct bench_run *b, const char *name,
 				   int ring, const char *config,
 				   const char *vmm, const char *group);
+/* A boot-group row from per-boot times (ns); failed if n = 0. */
+void bench_boot_row(struct bench_run *b, const char *name, const char *config,
+		    uint64_t *ns, size_t n, const char *note);
 void bench_fail_row(struct bench_result *x, const struct bench_child *c,
 		    const char *what);
 

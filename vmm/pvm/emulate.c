@@ -451,6 +451,12 @@ static const struct {
 		    "exit to minivmm, and the emulator has no SIMD for "
 		    "Linux's SSSE3 BLAKE2s (clearcpuid taints the kernel: "
 		    "'S')" },
+	{ "lapic=notscdeadline", "a timer tick costs milliseconds of "
+		    "emulated ring 0 here: with the TSC-deadline timer, "
+		    "Linux's boot-time tick replays every tick a host stall "
+		    "missed, one by one, and livelocks when each takes "
+		    "longer than the tick period (the LAPIC's periodic mode "
+		    "does not replay)" },
 };
 
 /* The parameters this host needs that append lacks: calls fn for each. */
