@@ -7,6 +7,7 @@
 #include "vmm/machine.h"
 #include "vmm/msr/vm.h"
 #include "vmm/pci_vm.h"
+#include "vmm/pvm/syscall.h"
 #include "vmm/run.h"
 #include "vmm/test/test.h"
 #include "vmm/snapshot/restore.h"
@@ -67,6 +68,7 @@ int main(int argc, char **argv)
 		snapshot_restore_close(rs);
 		return status;
 	}
+	syscall_fix_announce(vm);
 	status = vm_run(vm);
 	/* However the guest behaved, the VMM's own state must be consistent:
 	 * a violation is a minivmm bug, reported as a VMM error. */

@@ -11,12 +11,14 @@
 # rmap chain, real mode with BIOS-like interrupts, S3 resume, LAM's base
 # checks; intel_iommu SKIPs (no IOMMU in minivmm).  Then those QEMU fails
 # here only for its host emulator: smap (clac/stac), memory (clwb),
-# pcid-* (invpcid), rdpru; and msr/msr64 (MSRs follow the CPUID).
+# pcid-* (invpcid), rdpru, umip (user mode returns by int $0x20: the
+# system-call fix); and msr/msr64 (MSRs follow the CPUID).
 PASS_SET="smptest smptest3 vmexit_cpuid vmexit_mov_from_cr8 vmexit_mov_to_cr8
 	vmexit_inl_pmtimer vmexit_ipi vmexit_ipi_halt vmexit_ple_round_robin
 	vmexit_tscdeadline vmexit_tscdeadline_immed vmexit_cr0_wp
 	vmexit_cr4_pge idt_test setjmp rmap_chain realmode s3 lam intel_iommu
-	smap memory pcid-enabled pcid-disabled pcid-asymmetric rdpru msr msr64"
+	smap memory pcid-enabled pcid-disabled pcid-asymmetric rdpru umip msr
+	msr64"
 # Under ASan+UBSan a shorter list that still crosses every new device:
 # fw_cfg, AP start, PM timer, RTC and S3, pc-testdev, real mode.
 ASAN_SET="smptest3 setjmp idt_test vmexit_inl_pmtimer s3 lam pcid-disabled

@@ -53,7 +53,7 @@ fix() {
 }
 
 guest syscall syscall
-fix syscall-stats syscall 'f["syscalls"] == 101 and f["faults_passed"] >= 3 and f["trap_targets"] == 1 and d["exits"]["debug"] >= 101'
+fix syscall-stats syscall 'f["syscalls"] == 102 and f["faults_passed"] >= 3 and f["trap_targets"] == 3 and d["exits"]["debug"] >= 102'
 if [ $PVM = yes ]; then
 	[ "$(grep -c 'syscall fix on' "$TMP/syscall.err")" -eq 1 ] &&
 		pass "syscall: said once on stderr" ||
@@ -62,6 +62,9 @@ fi
 
 guest int80 int80
 fix int80-stats int80 'f["int80"] == 102 and f["int_other"] == 1 and f["faults_passed"] >= 3'
+# No LSTAR: the DPL-3 gate alone arms the breakpoints.
+guest int80-nolstar int80 --append nolstar
+fix int80-nolstar-stats int80-nolstar 'f["int80"] == 102 and f["syscalls"] == 0'
 
 guest smp syscall_smp -c 4 --append "cpus=4 iters=200"
 fix smp-stats smp 'f["syscalls"] == 4 * 201 and f["int80"] == 4 * 200 and f["rearms"] >= 4'
@@ -91,7 +94,7 @@ vm snap-take 60 --kernel "$GUESTS/syscall.elf" --snapshot "$TMP/sc.snap" \
 expect snap-take 0 '' 'snapshot written'
 vm snap-restore 60 --restore "$TMP/sc.snap" --stats-json "$TMP/snap-restore.json"
 expect snap-restore 0 'syscall: 0 failure' 'guest test-exit 0x0'
-fix snap-restore-stats snap-restore 'f["syscalls"] == 100 and f["rearms"] >= 1'
+fix snap-restore-stats snap-restore 'f["syscalls"] == 101 and f["rearms"] >= 1'
 if [ $PVM = yes ]; then
 	vm snap-off 60 --restore "$TMP/sc.snap" --syscall-fix off
 	expect snap-off 2 '' 'no device for \(syscall-fix/0\)'

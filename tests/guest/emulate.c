@@ -9,10 +9,10 @@
  * command line (the host emulates ring 0), CPUID must also hide what
  * minivmm hides there: CX16, and KVM's PV_UNHALT (vmm/cpuid.c).
  * Also the second set (vmm/pvm/emulate_sys.h): int n delivers through the
- * IDT with RIP after it, xgetbv is #UD without CR4.OSXSAVE, clwb/clflushopt touch memory for
- * faults only, movbe's register form is #UD, invpcid
- * and rdpru are #UD where CPUID lacks them.  Status 0, or 1 with FAIL
- * lines.
+ * IDT with RIP after it (#NP at it through a gate not present), xgetbv is
+ * #UD without CR4.OSXSAVE, clwb/clflushopt touch memory for faults only,
+ * movbe's register form is #UD, invpcid and rdpru are #UD where CPUID
+ * lacks them.  Status 0, or 1 with FAIL lines.
  */
 #include "lib/guest.h"
 
@@ -193,6 +193,14 @@ static void do_int4(void *arg)
 	__asm__ volatile("int $4\n\t.globl int4_after\nint4_after:\n\tnop");
 }
 
+extern const char int90_at[];
+
+static void do_int90(void *arg)
+{
+	(void)arg;
+	__asm__ volatile(".globl int90_at\nint90_at:\n\tint $0x90");
+}
+
 static void do_xgetbv(void *arg)
 {
 	uint32_t lo, hi;
@@ -213,6 +221,14 @@ static void test_int_n_xgetbv(void)
 	      "int $4: RIP 0x%llx, expected 0x%llx (after it)",
 	      (unsigned long long)f.rip,
 	      (unsigned long long)(uintptr_t)int4_after);
+	/* Gate 0x90 is not present: #NP(0x90 * 8 + 2) at the int itself. */
+	vec = guest_try(do_int90, NULL, &f);
+	check(vec == 11 && f.error_code == 0x482 &&
+	      f.rip == (uint64_t)(uintptr_t)int90_at,
+	      "int $0x90 through a gate not present: vector %d error 0x%llx "
+	      "RIP 0x%llx, expected 11 (#NP) 0x482 0x%llx", vec,
+	      (unsigned long long)f.error_code, (unsigned long long)f.rip,
+	      (unsigned long long)(uintptr_t)int90_at);
 	if (read_cr4() & (1ull << 18))
 		return;
 	vec = guest_try(do_xgetbv, NULL, &f);

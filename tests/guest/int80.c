@@ -13,7 +13,9 @@
  * On hosts where ring 3 is native and ring 0 emulated (PVM) every `int n`
  * from ring 3 raises #UD instead; the VMM completes it.  It arms its
  * breakpoints once the guest has given SYSCALL a target, as any OS with a
- * user mode does, so LSTAR is set here too.
+ * user mode does, so LSTAR is set here too; with "nolstar" on the command
+ * line it is not, and the VMM must arm on the DPL-3 gate alone (as
+ * kvm-unit-tests' user mode needs: it returns to ring 0 by int $0x20).
  */
 #include "lib/guest.h"
 
@@ -229,10 +231,17 @@ int payload_main(const struct hvm_start_info *si)
 	uint64_t calls = CALLS_DEFAULT;
 
 	cmdline_u64(start_info_cmdline(si), "calls", &calls);
-	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
-	wrmsr(MSR_STAR, (uint64_t)GUEST_KERNEL_DS << 48 |
-			(uint64_t)GUEST_KERNEL_CS << 32);
-	wrmsr(MSR_LSTAR, (uint64_t)(uintptr_t)sys_stub);
+	if (cmdline_has(start_info_cmdline(si), "nolstar")) {
+		/* The gate opens, and the VMM sees it at the next exit (this
+		 * line's port writes). */
+		trap_set_gate(0x80, int80_entry, 3, false);
+		gputs("int80: no LSTAR, gate 0x80 open to ring 3\n");
+	} else {
+		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+		wrmsr(MSR_STAR, (uint64_t)GUEST_KERNEL_DS << 48 |
+				(uint64_t)GUEST_KERNEL_CS << 32);
+		wrmsr(MSR_LSTAR, (uint64_t)(uintptr_t)sys_stub);
+	}
 	check_gate("interrupt gate", false);
 	check_gate("trap gate", true);
 	if (calls)

@@ -7,7 +7,8 @@
  * it back to ring 3 with RFLAGS from R11.  Also: RDMSR reads LSTAR back
  * as written, calls=N calls in a row all arrive (default 100), and faults
  * from ring 3 and ring 0 still reach the guest's own handlers with their
- * vector, error code and CR2.  Prints what it saw; status 0 if all held,
+ * vector, error code and CR2, and a SYSCALL from ring 0 enters its LSTAR
+ * target at CPL 0 with RCX and R11 set (kvm-unit-tests' syscall test).  Prints what it saw; status 0 if all held,
  * 1 plus FAIL lines otherwise.
  *
  * The library maps every page user-accessible, so LSTAR's page is one
@@ -72,6 +73,38 @@ __asm__(".text\n"
 	"popq user_flags_after(%rip)\n\t"
 	"cld\n\t"
 	"ret\n");
+
+/* A ring-0 SYSCALL's target: records CS and returns to RCX with R11's
+ * flags (SYSRETQ would go to ring 3). */
+volatile uint64_t sys0_cs = ~0ull, sys0_count, sys0_rcx;
+extern const char sys0_entry[], sys0_ret_rip[];
+
+__asm__(".text\n"
+	".globl sys0_entry\n"
+	"sys0_entry:\n\t"
+	"movq %cs, %rax\n\t"
+	"movq %rax, sys0_cs(%rip)\n\t"
+	"movq %rcx, sys0_rcx(%rip)\n\t"
+	"incq sys0_count(%rip)\n\t"
+	"pushq %r11\n\t"
+	"popfq\n\t"
+	"jmp *%rcx\n");
+
+static void check_ring0(void)
+{
+	wrmsr(MSR_LSTAR, (uint64_t)(uintptr_t)sys0_entry);
+	__asm__ volatile("syscall\n\t.globl sys0_ret_rip\nsys0_ret_rip:"
+			 : : : "rax", "rcx", "r11", "memory");
+	wrmsr(MSR_LSTAR, (uint64_t)(uintptr_t)sys_entry);
+	gprintf("syscall: from ring 0: %llu entries, CS 0x%llx\n",
+		(unsigned long long)sys0_count, (unsigned long long)sys0_cs);
+	check(sys0_count == 1, "ring-0 SYSCALL: %llu entries, expected 1",
+	      (unsigned long long)sys0_count);
+	check(sys0_cs == GUEST_KERNEL_CS, "ring-0 SYSCALL: CS 0x%llx",
+	      (unsigned long long)sys0_cs);
+	check(sys0_rcx == (uint64_t)(uintptr_t)sys0_ret_rip,
+	      "ring-0 SYSCALL: RCX 0x%llx", (unsigned long long)sys0_rcx);
+}
 
 struct calls {
 	uint64_t n, bad, first_bad, got;
@@ -222,6 +255,7 @@ int payload_main(const struct hvm_start_info *si)
 	check_one();
 	if (!check_failures() && calls)
 		check_many(calls);
+	check_ring0();
 	check_fault("ring-3 read of an unmapped page", user_read_unmapped, true,
 		    14);
 	check_fault("ring-3 ud2", user_ud2, true, 6);

@@ -148,6 +148,35 @@ START_TEST(landings)
 }
 END_TEST
 
+/* A SYSCALL from ring 0 runs in the host's emulator and lands at what KVM
+ * holds: at a trap address that is a supervisor fetch fault from CPL 0,
+ * to be completed as well; at the guest's own target it never faults. */
+START_TEST(ring0_landing)
+{
+	struct sc_targets t = { 0xffff800000000000ull, 0, 0x700, true };
+	struct sc_frame f = { .err = 0x10, .rip = t.lstar, .cs = 0x8,
+			      .rflags = 0x10046, .rsp = 0x1016f00,
+			      .ss = 0x10 };
+
+	ck_assert_int_eq(sc_pf_landing(&f, t.lstar, 0x246, &t), SC_SYSCALL64);
+	f.err = 0x0;			/* not present, no I/D */
+	ck_assert_int_eq(sc_pf_landing(&f, t.lstar, 0x246, &t), SC_SYSCALL64);
+	f.err = 0x14;			/* a user fetch cannot be from CPL 0 */
+	ck_assert_int_eq(sc_pf_landing(&f, t.lstar, 0x246, &t), SC_GENUINE);
+	f.err = 0x12;			/* a write */
+	ck_assert_int_eq(sc_pf_landing(&f, t.lstar, 0x246, &t), SC_GENUINE);
+	f.err = 0x10;
+	f.cs = 0x9;			/* CPL 1 */
+	ck_assert_int_eq(sc_pf_landing(&f, t.lstar, 0x246, &t), SC_GENUINE);
+	f.cs = 0x8;
+	t.lstar_trap = false;		/* KVM holds the guest's own target */
+	ck_assert_int_eq(sc_pf_landing(&f, t.lstar, 0x246, &t), SC_GENUINE);
+	t.lstar_trap = true;		/* a jump: RFLAGS not masked */
+	f.rflags = 0x10246;
+	ck_assert_int_eq(sc_pf_landing(&f, t.lstar, 0x246, &t), SC_GENUINE);
+}
+END_TEST
+
 /* A program that jumps to the entry point itself faults there too: its
  * RFLAGS (IF set in ring 3) are not masked, and its R11 may be forged. */
 START_TEST(forged_r11)
@@ -253,6 +282,7 @@ int main(void)
 	tcase_add_test(t, star_segments);
 	tcase_add_test(t, descriptors);
 	tcase_add_test(t, landings);
+	tcase_add_test(t, ring0_landing);
 	tcase_add_test(t, forged_r11);
 	tcase_add_test(t, frames_and_int);
 	tcase_add_test(t, first_insns);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The second set of completed instructions; see emulate_sys.h. */
 #include "vmm/pvm/emulate_sys.h"
+#include "vmm/pvm/syscall_decode.h"
 #include "vmm/memory.h"
 #include "vmm/stats.h"
 #include "vmm/vcpu.h"
@@ -13,6 +14,7 @@
 #include <sys/ioctl.h>
 
 #define VEC_UD		6
+#define VEC_NP		11
 #define VEC_GP		13
 #define VEC_PF		14
 #define CR4_PGE		(1ull << 7)
@@ -173,10 +175,53 @@ static bool cpuid_has(const struct sys_insn *c, uint32_t leaf,
 
 /* --- the instructions ------------------------------------------------ */
 
+/* The CPU's checks before it enters gate vec for int n from ring 0, which
+ * the host's event injection skips: a vector beyond the IDT limit is
+ * #GP(vec*8+2), a gate not present #NP(vec*8+2), a null code selector
+ * #GP(0), one beyond the GDT #GP(sel), a code segment not present
+ * #NP(sel).  The fault's vector (*err its error code), or 0 to deliver;
+ * tables that cannot be read, and LDT selectors, are left to the host. */
+static unsigned int int_n_fault(const struct sys_insn *c, unsigned int vec,
+				uint32_t *err)
+{
+	uint8_t raw[SC_GATE_SIZE], desc[8];
+	uint64_t la_fault;
+	struct sc_gate g;
+
+	*err = vec * 8 + 2;
+	if (vec * SC_GATE_SIZE + SC_GATE_SIZE - 1 > c->s->idt.limit)
+		return VEC_GP;
+	if (copy(c, c->s->idt.base + vec * SC_GATE_SIZE, raw, sizeof(raw),
+		 false, &la_fault, err) != PW_OK)
+		return 0;
+	sc_gate_decode(raw, &g);
+	*err = vec * 8 + 2;
+	if (!g.present)
+		return VEC_NP;
+	*err = g.selector & 0xfffc;
+	if (!*err)
+		return VEC_GP;
+	if (g.selector & 4)
+		return 0;
+	if ((g.selector | 7u) > c->s->gdt.limit)
+		return VEC_GP;
+	if (copy(c, c->s->gdt.base + (g.selector & ~7u), desc, sizeof(desc),
+		 false, &la_fault, err) != PW_OK)
+		return 0;
+	*err = g.selector & 0xfffc;
+	return desc[5] & 0x80 ? 0 : VEC_NP;
+}
+
 static bool do_int_n(const struct sys_insn *c, const struct insn *in)
 {
+	unsigned int vec;
+	uint32_t err;
+
 	if (c->pw.cpl != 0)
 		return false;
+	vec = int_n_fault(c, in->imm, &err);
+	if (vec)	/* a fault: RIP stays at the int */
+		return deliver(c, vec, false, true, err);
 	c->r->rip += in->len;
 	if (ioctl(c->v->fd, KVM_SET_REGS, c->r) < 0)
 		return false;

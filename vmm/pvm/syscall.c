@@ -54,11 +54,13 @@ static uint64_t hw_target(struct sc_fix *fx, const struct sc_state *st,
 	if (!value || !user_executable(fx, st, value))
 		return value;
 	for (int i = 0; i < TRAP_TRIES; i++, la += TRAP_STEP) {
-		struct pw_cpu pw = sc_pw(st, 3);
+		struct pw_cpu pw3 = sc_pw(st, 3), pw0 = sc_pw(st, 0);
 		uint64_t gpa;
 		uint32_t err;
 
-		if (pagewalk(fx->mem, &pw, la, false, &gpa, &err) == PW_FAULT)
+		/* Neither ring 3 nor a SYSCALL from ring 0 may run there. */
+		if (pagewalk(fx->mem, &pw3, la, false, &gpa, &err) == PW_FAULT &&
+		    pagewalk(fx->mem, &pw0, la, false, &gpa, &err) == PW_FAULT)
 			return la;
 	}
 	fprintf(stderr, "minivmm: warning: syscall fix: the guest maps every "
@@ -130,15 +132,14 @@ static bool debug_exit(void *ctx, struct vcpu *v)
 }
 
 /* Every exit: the gates may have moved since (a new IDT, or a gate
- * rewritten); IDTR and CR3 are in the sync registers. */
+ * rewritten), or a gate to ring 3 been opened; IDTR and CR3 are in the
+ * sync registers. */
 static bool exit_seen(void *ctx, struct vcpu *v)
 {
 	struct sc_fix *fx = ctx;
-	struct sc_cpu *c = &fx->cpu[v->id];
 	struct sc_state st;
 
-	if ((!c->hw_lstar && !c->hw_cstar) ||
-	    v->run->exit_reason == KVM_EXIT_DEBUG)
+	if (v->run->exit_reason == KVM_EXIT_DEBUG)
 		return true;
 	sc_state_load(fx, v, &st);
 	return sc_update_arming(fx, v, &st, false) >= 0;
@@ -324,10 +325,16 @@ int syscall_fix_install(struct vm *vm)
 		vm->exits.exit_seen = (struct vcpu_hook){ exit_seen, fx };
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_stats, json_stats, fx });
-	fprintf(stderr, "minivmm: syscall fix on: this host's KVM (PVM) "
+	return 0;
+}
+
+void syscall_fix_announce(const struct vm *vm)
+{
+	if (!vm->syscall_state)
+		return;
+	fprintf(stderr, "minivmm: note: syscall fix on: this host's KVM (PVM) "
 		"leaves guest user-mode SYSCALL and int $0x80 undone; minivmm "
 		"completes them (--syscall-fix off: as the host does)\n");
-	return 0;
 }
 
 void syscall_fix_destroy(struct vm *vm)

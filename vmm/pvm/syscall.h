@@ -55,9 +55,11 @@ struct vm;
  * policy compiles its filter. */
 void syscall_fix_prepare(struct vm *vm);
 /* After the vCPUs exist: state per vCPU, the debug and every-exit hooks,
- * sync registers, --stats; says once on stderr that the fix is on.  0, or
- * -1 after saying why. */
+ * sync registers, --stats.  0, or -1 after saying why. */
 int syscall_fix_install(struct vm *vm);
+/* Says once on stderr that the fix is on, when the guest is about to run
+ * (a run refused during set-up or restore prints only its error). */
+void syscall_fix_announce(const struct vm *vm);
 void syscall_fix_destroy(struct vm *vm);
 
 #endif

@@ -149,17 +149,50 @@ static uint64_t handler(struct sc_fix *fx, uint64_t gpa, unsigned int vec,
 	return raw ? sc_gate_handler(raw, vec, limit) : 0;
 }
 
+static uint64_t page_gpa(struct sc_fix *fx, const struct sc_state *st,
+			 uint64_t la)
+{
+	struct pw_cpu pw = sc_pw(st, 0);
+	uint64_t gpa;
+	uint32_t err;
+
+	if (pagewalk(fx->mem, &pw, la & ~0xfffull, false, &gpa, &err) != PW_OK)
+		return 0;
+	return gpa;
+}
+
+/* True if the IDT has a gate ring 3 may take with `int n` above the
+ * exceptions (int $0x80, a test's int $0x20): present, DPL 3, interrupt
+ * or trap.  Looks at the type byte of each gate only: this runs at every
+ * exit of a vCPU not yet armed. */
+static bool scan_user_gates(struct sc_fix *fx, const struct sc_cpu *c)
+{
+	unsigned int n = (c->idt_limit + 1u) / SC_GATE_SIZE;
+
+	for (unsigned int v = 32; v < n && v < 256; v++) {
+		uint64_t la = c->idt_base + v * SC_GATE_SIZE;
+		uint64_t pg = c->idt_page_gpa[(la >> 12) != (c->idt_base >> 12)];
+		const uint8_t *attr;
+
+		if (!pg || (la & 0xfff) > 0x1000 - SC_GATE_SIZE)
+			continue;
+		attr = gmem_ptr(fx->mem, pg + (la & 0xfff) + 5, 1);
+		if (attr && (*attr & 0xee) == 0xee)	/* P, DPL 3, 0xe/0xf */
+			return true;
+	}
+	return false;
+}
+
 /* The handlers the breakpoints belong on: none before the guest has
- * given SYSCALL a target (a guest without user mode pays nothing), and
- * #UD only where it differs from #PF (frames cannot tell them apart). */
+ * given SYSCALL a target or opened a gate to ring 3 (a guest without
+ * user mode pays nothing), and #UD only where it differs from #PF
+ * (frames cannot tell them apart). */
 static void wanted(struct sc_fix *fx, struct sc_cpu *c,
 		   const struct sc_state *st, bool fresh, uint64_t out[2])
 {
 	uint64_t cr3 = st->s->cr3 & 0x000ffffffffff000ull;
 
 	out[0] = out[1] = 0;
-	if (!c->hw_lstar && !c->hw_cstar)
-		return;
 	if (fresh || c->idt_base != st->s->idt.base ||
 	    c->idt_limit != st->s->idt.limit || c->cr3 != cr3) {
 		c->idt_base = st->s->idt.base;
@@ -167,7 +200,13 @@ static void wanted(struct sc_fix *fx, struct sc_cpu *c,
 		c->cr3 = cr3;
 		for (unsigned int i = 0; i < 2; i++)
 			c->gate_gpa[i] = gate_gpa(fx, st, i);
+		c->idt_page_gpa[0] = page_gpa(fx, st, c->idt_base);
+		c->idt_page_gpa[1] = page_gpa(fx, st, c->idt_base +
+					      c->idt_limit);
 	}
+	if (!c->hw_lstar && !c->hw_cstar && !c->user_gates &&
+	    !(c->user_gates = scan_user_gates(fx, c)))
+		return;
 	for (unsigned int i = 0; i < 2; i++)
 		out[i] = handler(fx, c->gate_gpa[i], gate_vec[i], c->idt_limit);
 	if (out[1] == out[0])

@@ -50,6 +50,9 @@ struct sc_cpu {
 	uint64_t idt_base, cr3;
 	uint16_t idt_limit;
 	uint64_t gate_gpa[2];	/* #PF, #UD; 0: not cached */
+	uint64_t idt_page_gpa[2];	/* the IDT's first and last page */
+	/* The IDT has had a gate ring 3 may call (int n, n >= 32). */
+	bool user_gates;
 };
 
 struct sc_fix {

@@ -103,15 +103,17 @@ enum sc_landing sc_pf_landing(const struct sc_frame *f, uint64_t cr2,
 			      uint64_t r11, const struct sc_targets *t)
 {
 	uint64_t fl = f->rflags & ~SC_RFLAGS_RF;
+	bool user = (f->cs & 3) == 3;
 
-	if ((f->cs & 3) != 3 || !(f->err & PF_USER) || (f->err & PF_WRITE) ||
+	if (((f->cs & 3) != 3 && (f->cs & 3) != 0) ||
+	    !(f->err & PF_USER) != !user || (f->err & PF_WRITE) ||
 	    f->rip != cr2)
 		return SC_GENUINE;
 	if ((fl & t->fmask) || fl != (r11 & ~t->fmask & ~SC_RFLAGS_RF))
 		return SC_GENUINE;
-	if (t->lstar && f->rip == t->lstar)
+	if (t->lstar && f->rip == t->lstar && (user || t->lstar_trap))
 		return SC_SYSCALL64;
-	if (t->cstar && f->rip == t->cstar)
+	if (t->cstar && f->rip == t->cstar && (user || t->cstar_trap))
 		return SC_SYSCALL_COMPAT;
 	return SC_GENUINE;
 }

@@ -77,7 +77,8 @@ enum sc_landing {
 
 /* What KVM holds for the SYSCALL targets (0: not set) and FMASK. */
 struct sc_targets {
-	uint64_t lstar, cstar, fmask;
+	uint64_t lstar, cstar, fmask;	/* what KVM holds; the guest's FMASK */
+	bool lstar_trap, cstar_trap;	/* KVM holds a trap address */
 };
 
 /*
@@ -90,7 +91,9 @@ struct sc_targets {
  * tell: every FMASK bit clear and the rest equal to R11's.  Otherwise a
  * jump could hand the kernel a forged R11 (IOPL, IF) to return with; on
  * this host ring 3 always runs with IF set, so with IF in FMASK (as
- * Linux has it) no jump passes.
+ * Linux has it) no jump passes.  Where KVM holds a trap address, a
+ * SYSCALL from ring 0 (which the host completes itself) lands there too,
+ * as a supervisor fetch fault from CPL 0: that is a landing as well.
  */
 enum sc_landing sc_pf_landing(const struct sc_frame *f, uint64_t cr2,
 			      uint64_t r11, const struct sc_targets *t);

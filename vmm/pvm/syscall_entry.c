@@ -167,7 +167,8 @@ static bool on_pf(struct sc_fix *fx, struct vcpu *v, struct sc_state *st)
 	if (read_frame(fx, st, true, &f))
 		return pass_on(fx, v, st);
 	kind = sc_pf_landing(&f, st->s->cr2, st->r->r11, &(struct sc_targets){
-		c->hw_lstar, c->hw_cstar, c->fmask });
+		c->hw_lstar, c->hw_cstar, c->fmask, c->hw_lstar != c->lstar,
+		c->hw_cstar != c->cstar });
 	if (kind == SC_GENUINE)
 		return pass_on(fx, v, st);
 	if (!(st->s->efer & EFER_SCE)) {
