@@ -109,9 +109,11 @@ static struct kvm_cpuid_entry2 *find(struct kvm_cpuid2 *c, uint32_t leaf,
 }
 
 /* The --cpuid edits; warnings (once, for vCPU 0) about features KVM
- * cannot give. */
-static void apply_edits(struct kvm_cpuid2 *c, const char *flags,
-			unsigned int id)
+ * cannot give.  +name shows what KVM offers (kvm: its table before
+ * adjust()) even where minivmm hides it by default, so a hidden bit can
+ * be tried on purpose (e.g. +kvm-pv-unhalt on a PVM host). */
+static void apply_edits(struct kvm_cpuid2 *c, const struct kvm_cpuid2 *kvm,
+			const char *flags, unsigned int id)
 {
 	struct cpuid_edits ed;
 	char err[CPUID_ERR_MAX];
@@ -126,7 +128,10 @@ static void apply_edits(struct kvm_cpuid2 *c, const char *flags,
 		if (!ed.e[i].set) {
 			if (r)
 				*r &= ~(1u << f->bit);
-		} else if (!r || !(*r & (1u << f->bit))) {
+		} else if (r && cpuid_table_has(kvm, f->leaf, f->subleaf,
+						f->reg, f->bit)) {
+			*r |= 1u << f->bit;
+		} else {
 			if (id == 0)
 				fprintf(stderr, "minivmm: warning: --cpuid "
 					"+%s: KVM cannot offer it here; left "
@@ -135,24 +140,37 @@ static void apply_edits(struct kvm_cpuid2 *c, const char *flags,
 	}
 }
 
+/* KVM's supported table, adjusted for vCPU id of ncpus and edited by
+ * flags (warnings when warn_id is 0); NULL if KVM will not tell. */
+static struct kvm_cpuid2 *build(int kvm_fd, unsigned int id,
+				unsigned int ncpus, const char *flags,
+				unsigned int warn_id)
+{
+	size_t sz = sizeof(struct kvm_cpuid2) +
+		    MAX_ENTRIES * sizeof(struct kvm_cpuid_entry2);
+	bool ring0_emulated = emulate_host_ring0_emulated();
+	struct kvm_cpuid2 *c = calloc(1, sz), *kvm = malloc(sz);
+
+	if (!c || !kvm)
+		goto fail;
+	c->nent = MAX_ENTRIES;
+	if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c) < 0)
+		goto fail;
+	memcpy(kvm, c, sz);
+	for (uint32_t i = 0; i < c->nent; i++)
+		adjust(&c->entries[i], id, ncpus, ring0_emulated);
+	apply_edits(c, kvm, flags, warn_id);
+	free(kvm);
+	return c;
+fail:
+	free(c);
+	free(kvm);
+	return NULL;
+}
+
 struct kvm_cpuid2 *cpuid_guest_table(int kvm_fd, const char *flags)
 {
-	struct kvm_cpuid2 *c;
-	size_t sz = sizeof(*c) + MAX_ENTRIES * sizeof(c->entries[0]);
-	bool ring0_emulated = emulate_host_ring0_emulated();
-
-	c = calloc(1, sz);
-	if (!c)
-		return NULL;
-	c->nent = MAX_ENTRIES;
-	if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c) < 0) {
-		free(c);
-		return NULL;
-	}
-	for (uint32_t i = 0; i < c->nent; i++)
-		adjust(&c->entries[i], 0, 1, ring0_emulated);
-	apply_edits(c, flags, 1);	/* quiet: cpuid_setup warns */
-	return c;
+	return build(kvm_fd, 0, 1, flags, 1);	/* quiet: cpuid_setup warns */
 }
 
 bool cpuid_table_has(const struct kvm_cpuid2 *c, uint32_t leaf,
@@ -171,22 +189,11 @@ bool cpuid_table_has(const struct kvm_cpuid2 *c, uint32_t leaf,
 int cpuid_setup(int kvm_fd, unsigned int ncpus, const char *flags,
 		struct vcpu *v)
 {
-	struct kvm_cpuid2 *c;
-	size_t sz = sizeof(*c) + MAX_ENTRIES * sizeof(c->entries[0]);
-	bool ring0_emulated;
-	int ret;
+	struct kvm_cpuid2 *c = build(kvm_fd, v->id, ncpus, flags, v->id);
+	int ret = -1;
 
-	c = calloc(1, sz);
-	if (!c)
-		return -1;
-	c->nent = MAX_ENTRIES;
-	ring0_emulated = emulate_host_ring0_emulated();
-	ret = ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, c);
-	if (ret == 0) {
-		for (uint32_t i = 0; i < c->nent; i++)
-			adjust(&c->entries[i], v->id, ncpus, ring0_emulated);
+	if (c) {
 		add_timing_leaf(c, v->fd);
-		apply_edits(c, flags, v->id);
 		ret = ioctl(v->fd, KVM_SET_CPUID2, c);
 	}
 	if (ret < 0)

@@ -5,9 +5,11 @@
 #include <string.h>
 
 #define EXT	0x80000001u
+#define KVM	0x40000001u	/* KVM's paravirtual features */
 
 static const struct cpuid_feature features[] = {
 	{ "vmx",		1,   0, CPUID_ECX,  5 },
+	{ "cx16",		1,   0, CPUID_ECX, 13 },
 	{ "pcid",		1,   0, CPUID_ECX, 17 },
 	{ "x2apic",		1,   0, CPUID_ECX, 21 },
 	{ "movbe",		1,   0, CPUID_ECX, 22 },
@@ -33,6 +35,7 @@ static const struct cpuid_feature features[] = {
 	{ "skinit",		EXT, 0, CPUID_ECX, 12 },
 	{ "pdpe1gb",		EXT, 0, CPUID_EDX, 26 },
 	{ "rdtscp",		EXT, 0, CPUID_EDX, 27 },
+	{ "kvm-pv-unhalt",	KVM, 0, CPUID_EAX,  7 },
 };
 
 #define N_FEATURES	(sizeof(features) / sizeof(features[0]))

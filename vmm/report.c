@@ -15,6 +15,7 @@
 #define EFER_LMA	(1ull << 10)
 #define CR0_PE		1ull
 #define INSN_MAX	15
+#define STACK_WORDS	24
 
 static const char *cpu_mode(const struct kvm_sregs *s, int *bits)
 {
@@ -33,26 +34,26 @@ static const char *cpu_mode(const struct kvm_sregs *s, int *bits)
 	return *bits == 32 ? "32-bit protected mode" : "16-bit protected mode";
 }
 
-/* Reads up to INSN_MAX bytes at linear address la, stopping at a page
- * that does not translate or is not guest memory. */
-static size_t read_insn(struct vcpu *v, struct gmem *mem, uint64_t la,
-			uint8_t *buf)
+/* Reads up to max bytes at linear address la, stopping at a page that
+ * does not translate or is not guest memory. */
+static size_t read_linear(struct vcpu *v, struct gmem *mem, uint64_t la,
+			  void *buf, size_t max)
 {
 	size_t n = 0;
 
-	while (n < INSN_MAX) {
+	while (n < max) {
 		struct kvm_translation tr = { .linear_address = la + n };
 		uint64_t chunk = 4096 - ((la + n) & 4095);
 		void *p;
 
 		if (ioctl(v->fd, KVM_TRANSLATE, &tr) < 0 || !tr.valid)
 			break;
-		if (chunk > INSN_MAX - n)
-			chunk = INSN_MAX - n;
+		if (chunk > max - n)
+			chunk = max - n;
 		p = gmem_any_ptr(mem, tr.physical_address, chunk);
 		if (!p)
 			break;
-		memcpy(buf + n, p, chunk);
+		memcpy((uint8_t *)buf + n, p, chunk);
 		n += chunk;
 	}
 	return n;
@@ -125,7 +126,8 @@ void vcpu_report_failure(struct vcpu *v, struct gmem *mem,
 		(unsigned long long)r.rdx, (unsigned long long)r.rsp,
 		(unsigned long long)r.rflags);
 	/* In 64-bit mode the CS base is ignored. */
-	n = read_insn(v, mem, bits == 64 ? r.rip : s.cs.base + r.rip, bytes);
+	n = read_linear(v, mem, bits == 64 ? r.rip : s.cs.base + r.rip, bytes,
+			INSN_MAX);
 	fprintf(out, "  bytes at RIP:");
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, " %02x", bytes[i]);
@@ -152,7 +154,23 @@ static const char *mp_name(uint32_t st)
 	return "state ?";
 }
 
-void vcpu_report_where(struct vcpu *v)
+/* The top of v's stack, 8-byte words: with the kernel's symbol map the
+ * return addresses among them say what a spinning vCPU was doing. */
+static void report_stack(struct vcpu *v, struct gmem *mem, uint64_t rsp)
+{
+	uint64_t q[STACK_WORDS];
+	size_t n = read_linear(v, mem, rsp, q, sizeof(q)) / 8;
+
+	if (!n)
+		return;
+	fprintf(stderr, "  stack:");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%llx", i % 6 ? " " : (i ? "\n    " : " "),
+			(unsigned long long)q[i]);
+	fputc('\n', stderr);
+}
+
+void vcpu_report_where(struct vcpu *v, struct gmem *mem)
 {
 	struct kvm_regs r;
 	struct kvm_sregs s;
@@ -174,4 +192,5 @@ void vcpu_report_where(struct vcpu *v)
 		ev.interrupt.injected ? ", interrupt being injected" : "",
 		ev.nmi.pending || ev.nmi.injected ? ", NMI pending" : "",
 		ev.interrupt.shadow ? ", interrupt shadow" : "");
+	report_stack(v, mem, r.rsp);
 }

@@ -15,8 +15,9 @@ struct vcpu;
 void vcpu_report_failure(struct vcpu *v, struct gmem *mem,
 			 const char *what);
 /* One line on stderr saying where v stands (after its thread ended):
- * RIP, CPL, RSP, RFLAGS, run state and pending events.  For runs that
- * end without a failure of their own, e.g. a timeout. */
-void vcpu_report_where(struct vcpu *v);
+ * RIP, CPL, RSP, RFLAGS, run state and pending events, then the top of
+ * its stack (read from mem).  For runs that end without a failure of
+ * their own: a timeout, a signal. */
+void vcpu_report_where(struct vcpu *v, struct gmem *mem);
 
 #endif

@@ -164,10 +164,11 @@ int vm_run(struct vm *vm)
 	snapshot_release(vm);
 	for (unsigned int i = 0; i < vm->ncpus; i++)
 		vcpu_join(&vm->vcpus[i]);
-	/* A run cut short says where the guest was (a hang, a slow boot). */
-	for (unsigned int i = 0; vm->exit_status == EXIT_TIMEOUT &&
-	     i < vm->ncpus; i++)
-		vcpu_report_where(&vm->vcpus[i]);
+	/* A run cut short (by the timeout, or a signal: an outer time
+	 * limit) says where the guest was (a hang, a slow boot). */
+	for (unsigned int i = 0; (vm->exit_status == EXIT_TIMEOUT ||
+	     vm->exit_status > EXIT_SIGNAL_BASE) && i < vm->ncpus; i++)
+		vcpu_report_where(&vm->vcpus[i], &vm->mem);
 	close(sfd);
 	console_flush(&vm->console);
 	console_restore_terminal();

@@ -16,6 +16,20 @@ if [ -e /sys/module/kvm_pvm ]; then
 		fail emulate "--stats lacks the completion counts"
 fi
 
+# --cpuid +name shows again what minivmm hides here (to try it on
+# purpose): the payload then finds PV_UNHALT and says so.
+if [ -e /sys/module/kvm_pvm ]; then
+	vm emulate-unhide 30 --kernel "$GUESTS/emulate.elf" \
+		--cpuid +kvm-pv-unhalt --append "$pvm"
+	kvm=$(sed -n 's/^emulate: CPUID.1:ECX 0x[0-9a-f]*, KVM features \(0x[0-9a-f]*\)$/\1/p' \
+		"$TMP/emulate-unhide.out")
+	[ -n "$kvm" ] && [ $((kvm & 0x80)) -ne 0 ] &&
+		grep -q 'CPUID shows KVM_FEATURE_PV_UNHALT' \
+			"$TMP/emulate-unhide.out" &&
+		pass "emulate-unhide: --cpuid +kvm-pv-unhalt shows it" ||
+		fail emulate-unhide "KVM features '$kvm' lack PV_UNHALT (bit 7)"
+fi
+
 # A payload that is not Linux keeps its command line as given.
 vm hello-cmdline 30 --kernel "$GUESTS/hello.elf" --append "expect-ram=256 hi"
 expect hello-cmdline 0 'hello from payload'

@@ -38,6 +38,10 @@ expect sigterm 143 '' 'stopped by signal 15'
 	pass sigterm-stats-json || fail sigterm "stats JSON missing or incomplete"
 grep -qx 'spinning (ring 0)' "$TMP/sigterm.con" &&
 	pass sigterm-console-complete || fail sigterm "console file incomplete"
+# A run killed from outside (an outer time limit) says where the guest was.
+grep -qE '^minivmm: vCPU 0 at RIP 0x[0-9a-f]+ CPL 0 ' "$TMP/sigterm.err" &&
+	grep -qE '^  stack: [0-9a-f]+' "$TMP/sigterm.err" &&
+	pass sigterm-where || fail sigterm "no vCPU position or stack words"
 
 signal_run sigint INT
 expect sigint 130 '' 'stopped by signal 2'

@@ -51,6 +51,11 @@ START_TEST(user_words_kept)
 	ck_assert_int_eq(emulate_linux_cmdline("clearcpuid=avx", buf,
 					       sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "noxsave lapic=notscdeadline clearcpuid=avx");
+	/* So is a different lapic=. */
+	ck_assert_int_eq(emulate_linux_cmdline("lapic noxsave lapic=x", buf,
+					       sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3 lapic noxsave "
+			 "lapic=x");
 	/* Only whole words count. */
 	ck_assert_int_eq(emulate_linux_cmdline("xnoxsave noxsavex", buf,
 					       sizeof(buf)), 0);
@@ -86,10 +91,9 @@ START_TEST(notes)
 
 	host("1");
 	capture_start(&c, 2);
-	emulate_linux_cmdline_notes("quiet noxsave clearcpuid=avx "
-				    "lapic=notscdeadline");
+	emulate_linux_cmdline_notes("quiet noxsave clearcpuid=avx");
 	out = capture_end(&c);
-	ck_assert_int_eq(count_lines(out), 1);
+	ck_assert_int_eq(count_lines(out), 2);	/* lapic= added, one kept */
 	ck_assert_ptr_nonnull(strstr(out, "warning: keeping your "
 				     "clearcpuid="));
 	ck_assert_ptr_nonnull(strstr(out, "'clearcpuid=smap,popcnt,ssse3'"));

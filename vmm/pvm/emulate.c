@@ -451,12 +451,12 @@ static const struct {
 		    "exit to minivmm, and the emulator has no SIMD for "
 		    "Linux's SSSE3 BLAKE2s (clearcpuid taints the kernel: "
 		    "'S')" },
-	{ "lapic=notscdeadline", "a timer tick costs milliseconds of "
-		    "emulated ring 0 here: with the TSC-deadline timer, "
-		    "Linux's boot-time tick replays every tick a host stall "
-		    "missed, one by one, and livelocks when each takes "
-		    "longer than the tick period (the LAPIC's periodic mode "
-		    "does not replay)" },
+	{ "lapic=notscdeadline", "on a one-shot-only (TSC-deadline) timer "
+		    "Linux's boot-time periodic tick catches up on missed "
+		    "ticks inside the timer interrupt, and in emulated ring 0 "
+		    "one tick's work can outlast the 4 ms it catches up "
+		    "(vCPUs stuck in the interrupt for good); the LAPIC's "
+		    "periodic mode drops missed ticks instead" },
 };
 
 /* The parameters this host needs that append lacks: calls fn for each. */
