@@ -38,18 +38,23 @@ kdir=$(tools/build-kernel.sh) ||
 initrd=$(tools/mkinitramfs.sh tests/boot/linux-init.sh "$BUILD/linux/mvsnap") ||
 	{ fail mkinitramfs "tools/mkinitramfs.sh failed"; exit 0; }
 
-mkdir -p "$TMP/root"
+# The disks linux-init.sh's ext4 check expects (as linux-kernel.sh makes
+# them): vda with hello.txt and dir/nested.txt, vdb the same, read-only.
+mkdir -p "$TMP/root/dir"
 echo "hello from the host" >"$TMP/root/hello.txt"
-truncate -s 64M "$TMP/vda.img"
-mkfs.ext4 -q -F -d "$TMP/root" "$TMP/vda.img"
+echo nested >"$TMP/root/dir/nested.txt"
+for img in vda vdb; do
+	truncate -s 64M "$TMP/$img.img"
+	mkfs.ext4 -q -F -d "$TMP/root" "$TMP/$img.img"
+done
 marker="written-after-restore-$$"
 S="$TMP/ready.snap"
 
 t0=$SECONDS
 vm take "$LIMIT" --kernel "$kdir/vmlinux" --initrd "$initrd" -m 128M \
 	--append "$ARGS minivmm.ready=port minivmm.init=check" \
-	--disk "$TMP/vda.img,serial=minivmm-ext4" --rng \
-	--snapshot "$S" --snapshot-at port
+	--disk "$TMP/vda.img,serial=minivmm-ext4" --disk "$TMP/vdb.img,ro" \
+	--rng --snapshot "$S" --snapshot-at port
 expect take 0 '^@@ init started' 'snapshot written to .*the guest asked'
 echo "TIME: boot to the snapshot: $((SECONDS - t0)) s"
 grep -q '^@@ check' "$TMP/take.out" &&
