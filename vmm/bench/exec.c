@@ -176,3 +176,21 @@ const char *bench_last_line(const char *text, char *buf, size_t len)
 	buf[n] = 0;
 	return buf;
 }
+
+int bench_exec_vmm(const char *exe, const char *const *args,
+		   double timeout_s, struct bench_child *c)
+{
+	char *argv[32];
+	int n = 0;
+
+	argv[n++] = (char *)exe;
+	for (int i = 0; args[i] && n < 25; i++)
+		argv[n++] = (char *)args[i];
+	argv[n++] = "--timing";
+	argv[n++] = "--console";
+	argv[n++] = "none";
+	argv[n] = NULL;
+	if (bench_exec(argv, timeout_s, c) < 0)
+		return -1;
+	return c->status == 0 ? 0 : -1;
+}

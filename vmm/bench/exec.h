@@ -22,6 +22,11 @@ struct bench_child {
  * started.  Free c with bench_child_free() either way. */
 int bench_exec(char *const argv[], double timeout_s, struct bench_child *c);
 void bench_child_free(struct bench_child *c);
+/* minivmm itself (exe) with args (NULL-terminated, at most 24) and
+ * --timing --console none: the run's milestones in c->err.  0 if it ran
+ * and ended with status 0. */
+int bench_exec_vmm(const char *exe, const char *const *args,
+		   double timeout_s, struct bench_child *c);
 
 /* The last non-empty line of text (cut to len), for error notes. */
 const char *bench_last_line(const char *text, char *buf, size_t len);

@@ -28,24 +28,10 @@ struct snap_bench {
 	double file_mib, data_mib;
 };
 
-/* exe [args...] --timing --console none; the child's output in ch.  0 if
- * it ended with status 0. */
 static int child(struct snap_bench *s, const char *const *args,
 		 struct bench_child *ch)
 {
-	char *argv[24];
-	int n = 0;
-
-	argv[n++] = s->b->exe;
-	for (int i = 0; args[i] && n < 20; i++)
-		argv[n++] = (char *)args[i];
-	argv[n++] = "--timing";
-	argv[n++] = "--console";
-	argv[n++] = "none";
-	argv[n] = NULL;
-	if (bench_exec(argv, TIMEOUT_S, ch) < 0)
-		return -1;
-	return ch->status == 0 ? 0 : -1;
+	return bench_exec_vmm(s->b->exe, args, TIMEOUT_S, ch);
 }
 
 static void boot_once(struct snap_bench *s)

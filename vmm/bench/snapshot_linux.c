@@ -26,23 +26,11 @@ struct lx {
 	size_t nready, nrestore, nboot;
 };
 
-/* exe ARGS... --timing --console none -m 128M --rng (boots) */
+/* exe ARGS... --timing --console none (boots) */
 static int child(struct lx *l, const char *const *args,
 		 struct bench_child *ch)
 {
-	char *argv[32];
-	int n = 0;
-
-	argv[n++] = l->b->exe;
-	for (int i = 0; args[i] && n < 26; i++)
-		argv[n++] = (char *)args[i];
-	argv[n++] = "--timing";
-	argv[n++] = "--console";
-	argv[n++] = "none";
-	argv[n] = NULL;
-	if (bench_exec(argv, TIMEOUT_S, ch) < 0)
-		return -1;
-	return ch->status == 0 ? 0 : -1;
+	return bench_exec_vmm(l->b->exe, args, TIMEOUT_S, ch);
 }
 
 static uint64_t ns(double ms)
