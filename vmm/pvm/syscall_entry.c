@@ -240,7 +240,14 @@ bool sc_debug_exit(struct sc_fix *fx, struct vcpu *v)
 		if (sc_arm(fx, v) < 0)
 			return false;
 	}
-	moved = sc_update_arming(fx, v, &st, true);
+	/* The gates are re-read where they were found, without a walk,
+	 * while IDTR and CR3 hold (a gate rewritten in place is seen); a
+	 * breakpoint at neither handler walks the IDT afresh, in case its
+	 * page was mapped elsewhere under the same CR3. */
+	moved = sc_update_arming(fx, v, &st, false);
+	if (moved == 0 && !stepped && st.r->rip != c->pf_handler &&
+	    st.r->rip != c->ud_handler)
+		moved = sc_update_arming(fx, v, &st, true);
 	if (moved < 0)
 		return false;
 	if (c->pf_handler && st.r->rip == c->pf_handler)
