@@ -53,18 +53,19 @@ static int time_case(struct floor_vm *f, const struct floor_case *c,
 	struct bench_line line = { .name = c->name, .ring = c->ring,
 		.repeats = o->repeats, .tsc_khz = f->tsc_khz };
 	char buf[BENCH_LINE_MAX], extra[64];
-	bool done = false;
+	struct bench_calib cal;
 
 	if (!target)
 		target = (uint64_t)o->target_ms * 2000000;	/* guess 2 GHz */
-	while (!done) {
+	bench_calib_init(&cal, n, target, BENCH_UNROLL, 1ull << 40);
+	do {
+		n = cal.n;
 		if (floor_run_stub(f, c, n, &cycles) < 0)
 			return -1;
 		total += n;
 		exits += f->exits;
-		n = bench_calibrate(n, cycles, target, BENCH_UNROLL,
-				    1ull << 40, &done);
-	}
+	} while (!bench_calib_step(&cal, cycles));
+	n = cal.n;
 	for (unsigned int i = 0; i < o->repeats; i++) {
 		if (floor_run_stub(f, c, n, &cycles) < 0)
 			return -1;

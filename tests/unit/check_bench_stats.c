@@ -137,6 +137,47 @@ START_TEST(calibrate_limits)
 }
 END_TEST
 
+/* An honest first estimate is confirmed by one more run. */
+START_TEST(calib_confirms)
+{
+	struct bench_calib c;
+
+	bench_calib_init(&c, 8, 1000000, 8, 1ull << 40);
+	ck_assert(!bench_calib_step(&c, 80000));	/* 10000 per op: 12x */
+	ck_assert_uint_eq(c.n, 96);
+	ck_assert(!bench_calib_step(&c, 960000));	/* settles on 96 */
+	ck_assert_uint_eq(c.n, 96);
+	ck_assert(bench_calib_step(&c, 960000));	/* confirmed */
+	ck_assert_uint_eq(c.n, 96);
+	/* Unroll 0 and n 0 start at one op. */
+	bench_calib_init(&c, 0, 100, 0, 10);
+	ck_assert_uint_eq(c.n, 1);
+}
+END_TEST
+
+/* A first sample that took a time slice (8 ops, 10000 cycles each, plus
+ * a stall of 2e6) settles on 8; the confirming run is far too short, so
+ * the calibration goes on and ends near target / 10000 ops. */
+START_TEST(calib_recovers_from_a_stall)
+{
+	struct bench_calib c;
+	int runs = 0;
+
+	bench_calib_init(&c, 8, 1000000, 8, 1ull << 40);
+	ck_assert(!bench_calib_step(&c, 80000 + 2000000));
+	ck_assert_uint_eq(c.n, 8);
+	while (!bench_calib_step(&c, c.n * 10000))
+		ck_assert_int_lt(++runs, 10);
+	ck_assert_uint_ge(c.n, 48);
+	ck_assert_uint_le(c.n, 200);
+	/* A host where every run stalls gives up after the rechecks. */
+	bench_calib_init(&c, 8, 1000000, 8, 1ull << 40);
+	runs = 0;
+	while (!bench_calib_step(&c, runs % 2 ? 80000 : 4000000))
+		ck_assert_int_lt(++runs, 4 * BENCH_CALIB_RECHECKS + 4);
+}
+END_TEST
+
 static struct bench_line sample_line(void)
 {
 	struct bench_line l = {
@@ -220,6 +261,8 @@ static Suite *bench_stats_suite(void)
 	tcase_add_test(core, summarize_sorts_and_fills);
 	tcase_add_test(core, fixed_point_conversions);
 	tcase_add_test(core, calibrate_grows_then_settles);
+	tcase_add_test(core, calib_confirms);
+	tcase_add_test(core, calib_recovers_from_a_stall);
 	tcase_add_test(core, line_format_exact);
 	tcase_add_test(core, line_round_trips_through_parser);
 	tcase_add_test(limits, percentile_limits);

@@ -99,14 +99,16 @@ static int measure(struct bench_run *b, struct io *io, const char *name,
 	uint64_t target = (uint64_t)b->o.target_ms * 1000000, n = BENCH_UNROLL;
 	uint64_t samples[BENCH_MAX_REPEATS], total = 0, ns;
 	struct bench_summary s;
-	bool done = false;
+	struct bench_calib cal;
 
-	while (!done) {
+	bench_calib_init(&cal, n, target, BENCH_UNROLL, MAX_OPS);
+	do {
+		n = cal.n;
 		if (!(ns = run(io, n)))
 			return -1;
 		total += n;
-		n = bench_calibrate(n, ns, target, BENCH_UNROLL, MAX_OPS, &done);
-	}
+	} while (!bench_calib_step(&cal, ns));
+	n = cal.n;
 	for (unsigned int i = 0; i < b->o.repeat; i++) {
 		if (!(ns = run(io, n)))
 			return -1;

@@ -104,6 +104,30 @@ uint64_t bench_calibrate(uint64_t n, uint64_t elapsed, uint64_t target,
 	return round_to(n * factor, unroll, max_n);
 }
 
+void bench_calib_init(struct bench_calib *c, uint64_t n, uint64_t target,
+		      unsigned int unroll, uint64_t max_n)
+{
+	*c = (struct bench_calib){ .n = n ? n : (unroll ? unroll : 1),
+		.target = target, .max_n = max_n, .unroll = unroll,
+		.rechecks = BENCH_CALIB_RECHECKS };
+}
+
+bool bench_calib_step(struct bench_calib *c, uint64_t elapsed)
+{
+	bool done;
+
+	if (c->checking) {
+		if (elapsed >= c->target / 4 || c->n >= c->max_n ||
+		    !c->rechecks)
+			return true;
+		c->rechecks--;
+	}
+	c->n = bench_calibrate(c->n, elapsed, c->target, c->unroll, c->max_n,
+			       &done);
+	c->checking = done;
+	return false;
+}
+
 /* --- the result line ---------------------------------------------------- */
 
 static size_t put_ch(char *buf, size_t len, size_t pos, char c)

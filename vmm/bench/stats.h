@@ -60,6 +60,35 @@ uint64_t bench_cycles_to_ns(uint64_t milli_cycles, uint32_t tsc_khz);
 uint64_t bench_calibrate(uint64_t n, uint64_t elapsed, uint64_t target,
 			 unsigned int unroll, uint64_t max_n, bool *done);
 
+/*
+ * Calibration that survives one preempted measurement: on a shared host a
+ * single early sample of a few ops can take a whole time slice, and
+ * bench_calibrate() would settle on those few ops (8 system calls per
+ * repeat instead of hundreds, whose samples then dodge preemption and
+ * are not comparable with the floor's).  So the n it settles on is
+ * confirmed by one more run: a run under target / 4 means the estimate
+ * was inflated, and the calibration goes on from there (at most
+ * BENCH_CALIB_RECHECKS times).  Use:
+ *
+ *	bench_calib_init(&c, first_n, target, unroll, max_n);
+ *	do elapsed = run(c.n); while (!bench_calib_step(&c, elapsed));
+ *	... time the repeats with c.n ...
+ */
+#define BENCH_CALIB_RECHECKS	3
+
+struct bench_calib {
+	uint64_t n;		/* the n to run next; final once step is true */
+	uint64_t target, max_n;
+	unsigned int unroll;
+	unsigned int rechecks;	/* left */
+	bool checking;		/* n is bench_calibrate()'s answer */
+};
+
+void bench_calib_init(struct bench_calib *c, uint64_t n, uint64_t target,
+		      unsigned int unroll, uint64_t max_n);
+/* c->n ops took elapsed: true if c->n is final. */
+bool bench_calib_step(struct bench_calib *c, uint64_t elapsed);
+
 /* One result line's content (see the file comment). */
 struct bench_line {
 	const char *name;

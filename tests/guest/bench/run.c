@@ -205,19 +205,20 @@ static void time_case(const char *name, struct run *r,
 {
 	uint64_t samples[BENCH_MAX_REPEATS], n = BENCH_UNROLL;
 	uint64_t total = probe_ops, cycles;
-	bool done = false;
+	struct bench_calib cal;
 
 	if (r->min_n) {
 		run_once(r, r->min_n);
 		total += r->min_n;
 		n = r->min_n;
 	}
-	while (!done) {
+	bench_calib_init(&cal, n, o->target_cycles, BENCH_UNROLL, MAX_ITERS);
+	do {
+		n = cal.n;
 		cycles = run_once(r, n);
 		total += n;
-		n = bench_calibrate(n, cycles, o->target_cycles, BENCH_UNROLL,
-				    MAX_ITERS, &done);
-	}
+	} while (!bench_calib_step(&cal, cycles));
+	n = cal.n;
 	if (n < r->min_n)
 		n = r->min_n;
 	for (unsigned int i = 0; i < o->repeats; i++) {
