@@ -182,6 +182,20 @@ static bool paired(const char *name)
 	return bench_is_blk(name) || bench_is_net(name);
 }
 
+/* Cases run three times, each right after its floor, and judged by the
+ * run with the median ratio to its floor (system calls: the target is a
+ * ratio, and one floor/case pair on a shared host can land on either
+ * side of a load change). */
+static bool by_ratio(const struct bench_case *k)
+{
+	return !strcmp(k->group, "syscall");
+}
+
+static bool repeated(const struct bench_case *k)
+{
+	return paired(k->name) || by_ratio(k);
+}
+
 /* The tap's other end for a net case; a host that cannot have one skips
  * the row. */
 static int net_begin(struct bench_result *x, const char *name)
@@ -274,9 +288,20 @@ out:
 
 /* --- blk: paired runs ------------------------------------------------------ */
 
-/* Of the rows of vmm at [from, n), keep the one with the median time (a
- * failed run counts as slowest) and drop the others. */
-static void keep_median(struct bench_results *r, size_t from, const char *vmm)
+/* What keep_median() orders by: the time, or the ratio to the row's own
+ * floor; a failed run counts as slowest. */
+static double median_key(const struct bench_result *x, bool ratio)
+{
+	if (x->status != BENCH_OK)
+		return 1e300;
+	return ratio && x->floor_ns > 0 ? x->median_ns / x->floor_ns :
+	       x->median_ns;
+}
+
+/* Of the rows of vmm at [from, n), keep the one with the median time (or
+ * ratio to its floor) and drop the others. */
+static void keep_median(struct bench_results *r, size_t from, const char *vmm,
+			bool ratio)
 {
 	size_t idx[BENCH_BLK_RUNS * 2], n = 0, keep, w = from;
 
@@ -289,8 +314,8 @@ static void keep_median(struct bench_results *r, size_t from, const char *vmm)
 		for (size_t j = i; j > 0; j--) {
 			const struct bench_result *a = &r->v[idx[j - 1]];
 			const struct bench_result *b = &r->v[idx[j]];
-			double ta = a->status == BENCH_OK ? a->median_ns : 1e300;
-			double tb = b->status == BENCH_OK ? b->median_ns : 1e300;
+			double ta = median_key(a, ratio);
+			double tb = median_key(b, ratio);
 			size_t t;
 
 			if (ta <= tb)
@@ -313,7 +338,8 @@ static void keep_median(struct bench_results *r, size_t from, const char *vmm)
 
 /* A blk case: BENCH_BLK_RUNS boots of minivmm, each followed by QEMU's
  * when asked, and of each the run with the median time: on a shared host
- * the load drifts more between boots than the VMMs differ. */
+ * the load drifts more between boots than the VMMs differ.  A system-call
+ * case the same way, each boot after its floor, by ratio. */
 static void run_blk(struct bench_run *b, const struct bench_case *k,
 		    const struct bench_config *c)
 {
@@ -321,8 +347,8 @@ static void run_blk(struct bench_run *b, const struct bench_case *k,
 
 	for (int i = 0; i < BENCH_BLK_RUNS; i++)
 		run_case(b, k, c);
-	keep_median(&b->res, from, "minivmm");
-	keep_median(&b->res, from, "qemu");
+	keep_median(&b->res, from, "minivmm", by_ratio(k));
+	keep_median(&b->res, from, "qemu", false);
 }
 
 /* --- boot ----------------------------------------------------------------- */
@@ -374,7 +400,7 @@ static unsigned int count_steps(const struct bench_run *b, bool *used)
 		if (!bench_case_selected(b->o.cases, k))
 			continue;
 		n += bench_is_blk(k->name) && !b->o.no_floor;	/* host row */
-		if (paired(k->name))
+		if (repeated(k))
 			n += BENCH_BLK_RUNS - 1;
 		for (int j = 0; k->configs[j]; j++, n++)
 			used[config_index(bench_config_find(k->configs[j]))] =
@@ -464,7 +490,7 @@ int bench_main(int argc, char **argv)
 
 		for (int j = 0; bench_case_selected(b.o.cases, k) &&
 		     k->configs[j]; j++)
-			(paired(k->name) ? run_blk : run_case)(&b, k,
+			(repeated(k) ? run_blk : run_case)(&b, k,
 				bench_config_find(k->configs[j]));
 	}
 	if (bench_snapshot_selected(b.o.cases))
