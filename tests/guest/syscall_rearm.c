@@ -7,9 +7,9 @@
  *  1. LSTAR = entry_a: a SYSCALL from ring 3 arrives at entry_a (CPL 0);
  *  2. LSTAR = entry_b: it arrives at entry_b, and RDMSR reads entry_b;
  *  3. a new IDT (LIDT) whose #PF and #UD gates point at other handlers,
- *     each starting with a no-op (a NOP slot as Linux's do): SYSCALL and
- *     int $0x80 still arrive, and a ring-3 #PF and #UD reach the new
- *     handlers;
+ *     #PF's starting with a no-op (a NOP slot as Linux's do), #UD's with
+ *     cld (which a VMM has to single-step): SYSCALL and int $0x80 still
+ *     arrive, and a ring-3 #PF and #UD reach the new handlers;
  *  4. the #PF gate of that IDT rewritten in place (a handler starting
  *     with endbr64): the same;
  *  5. the library's IDT back: the same, the other handlers no longer hit.
@@ -60,15 +60,15 @@ __asm__(".text\n"
 	"movq %rdx, which_cs(%rip)\n\t"
 	"leaq 1(%rax), %rax\n\t"
 	"sysretq\n"
-	/* Other handlers: a no-op first (what a VMM may skip), a count,
-	 * then the library's handler. */
+	/* Other handlers: a no-op first (what a VMM may skip) or cld (what
+	 * it steps), a count, then the library's handler. */
 	".globl pf_alt, ud_alt, pf_alt2\n"
 	"pf_alt:\n\t"
 	"nopl (%rax)\n\t"
 	"lock incq alt_pf(%rip)\n\t"
 	"jmp *lib_pf(%rip)\n"
 	"ud_alt:\n\t"
-	"nop\n\t"
+	"cld\n\t"
 	"lock incq alt_ud(%rip)\n\t"
 	"jmp *lib_ud(%rip)\n"
 	"pf_alt2:\n\t"

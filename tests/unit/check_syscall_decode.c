@@ -273,6 +273,61 @@ START_TEST(first_insns)
 }
 END_TEST
 
+static unsigned int push(const char *hex, int *reg, uint64_t *imm)
+{
+	uint8_t buf[16];
+	size_t n = 0;
+	char *end;
+
+	for (const char *p = hex; *p && n < sizeof(buf); p = end)
+		buf[n++] = (uint8_t)strtoul(p, &end, 16);
+	return sc_push_insn(buf, n, reg, imm);
+}
+
+START_TEST(push_insns)
+{
+	static const struct {
+		const char *hex;
+		unsigned int len;
+		int reg;
+		uint64_t imm;
+	} t[] = {
+		{ "6a 00", 2, -1, 0 },			/* the test library's */
+		{ "6a 0e", 2, -1, 14 },
+		{ "6a ff", 2, -1, ~0ull },		/* sign-extended */
+		{ "68 00 00 00 80", 5, -1, 0xffffffff80000000ull },
+		{ "68 78 56 34 12", 5, -1, 0x12345678 },
+		{ "50", 1, 0, 0 },			/* rax */
+		{ "54", 1, 4, 0 },			/* rsp */
+		{ "57", 1, 7, 0 },			/* rdi */
+		{ "41 50", 2, 8, 0 },			/* r8 */
+		{ "41 57", 2, 15, 0 },			/* r15 */
+		{ "48 53", 2, 3, 0 },			/* REX.W: still rbx */
+		{ "6a", 0, -1, 0 },			/* truncated */
+		{ "68 00 00 00", 0, -1, 0 },
+		{ "41", 0, -1, 0 },
+		{ "66 50", 0, -1, 0 },			/* 16-bit push: stepped */
+		{ "41 90", 0, -1, 0 },
+		{ "58", 0, -1, 0 },			/* pop */
+		{ "ff 35 00 00 00 00", 0, -1, 0 },	/* push m64: stepped */
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int reg = 99;
+		uint64_t imm = 99;
+		unsigned int len = push(t[i].hex, &reg, &imm);
+
+		ck_assert_msg(len == t[i].len, "%s: length %u", t[i].hex, len);
+		if (!len)
+			continue;
+		ck_assert_msg(reg == t[i].reg, "%s: reg %d", t[i].hex, reg);
+		if (reg < 0)
+			ck_assert_msg(imm == t[i].imm, "%s: imm %llx", t[i].hex,
+				      (unsigned long long)imm);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("syscall_decode");
@@ -286,6 +341,7 @@ int main(void)
 	tcase_add_test(t, forged_r11);
 	tcase_add_test(t, frames_and_int);
 	tcase_add_test(t, first_insns);
+	tcase_add_test(t, push_insns);
 	suite_add_tcase(s, t);
 	return unit_run(s);
 }

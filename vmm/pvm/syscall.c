@@ -155,10 +155,10 @@ static void print_stats(void *ctx, FILE *out)
 
 	fprintf(out, "system calls completed by minivmm (--syscall-fix):\n"
 		"  syscall %llu  compat syscall %llu  int $0x80 %llu  other int "
-		"n %llu  faults passed on %llu (skipped %llu, single-steps "
-		"%llu)  re-arms %llu  trap targets %llu\n", N(syscalls),
-		N(compat), N(int80), N(int_other), N(passed), N(nop_skips),
-		N(steps), N(rearms), N(traps));
+		"n %llu  faults passed on %llu (skipped %llu, pushes done "
+		"%llu, single-steps %llu)  re-arms %llu  trap targets %llu\n",
+		N(syscalls), N(compat), N(int80), N(int_other), N(passed),
+		N(nop_skips), N(pushes), N(steps), N(rearms), N(traps));
 }
 
 static void json_stats(void *ctx, cJSON *root)
@@ -172,6 +172,7 @@ static void json_stats(void *ctx, cJSON *root)
 	cJSON_AddNumberToObject(o, "int_other", (double)N(int_other));
 	cJSON_AddNumberToObject(o, "faults_passed", (double)N(passed));
 	cJSON_AddNumberToObject(o, "nop_skips", (double)N(nop_skips));
+	cJSON_AddNumberToObject(o, "pushes_done", (double)N(pushes));
 	cJSON_AddNumberToObject(o, "single_steps", (double)N(steps));
 	cJSON_AddNumberToObject(o, "rearms", (double)N(rearms));
 	cJSON_AddNumberToObject(o, "trap_targets", (double)N(traps));

@@ -32,6 +32,7 @@ struct sc_counters {
 	atomic_uint_least64_t int_other;	/* other int n entries */
 	atomic_uint_least64_t passed;		/* genuine faults passed on */
 	atomic_uint_least64_t nop_skips;	/* of which by skipping */
+	atomic_uint_least64_t pushes;		/* of which by doing its push */
 	atomic_uint_least64_t steps;		/* of which by single-step */
 	atomic_uint_least64_t rearms;		/* breakpoints moved */
 	atomic_uint_least64_t traps;		/* LSTAR/CSTAR given a trap */

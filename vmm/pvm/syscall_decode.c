@@ -195,3 +195,31 @@ enum sc_first_insn sc_first_insn(const uint8_t *buf, size_t n,
 	}
 	return SC_STEP;
 }
+
+unsigned int sc_push_insn(const uint8_t *buf, size_t n, int *reg,
+			  uint64_t *imm)
+{
+	int32_t v32;
+
+	*reg = -1;
+	*imm = 0;
+	/* REX (W is ignored by push r64; B picks r8-r15). */
+	if (n >= 2 && (buf[0] & 0xf0) == 0x40 && (buf[1] & 0xf8) == 0x50) {
+		*reg = (buf[1] & 7) | (buf[0] & 1 ? 8 : 0);
+		return 2;
+	}
+	if (n >= 1 && (buf[0] & 0xf8) == 0x50) {
+		*reg = buf[0] & 7;
+		return 1;
+	}
+	if (n >= 2 && buf[0] == 0x6a) {
+		*imm = (uint64_t)(int64_t)(int8_t)buf[1];
+		return 2;
+	}
+	if (n >= 5 && buf[0] == 0x68) {
+		memcpy(&v32, buf + 1, 4);
+		*imm = (uint64_t)(int64_t)v32;
+		return 5;
+	}
+	return 0;
+}

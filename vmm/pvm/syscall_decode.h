@@ -124,4 +124,15 @@ enum sc_first_insn { SC_STEP, SC_SKIP, SC_SKIP_CLAC, SC_SKIP_STAC };
 enum sc_first_insn sc_first_insn(const uint8_t *buf, size_t n,
 				 unsigned int *len);
 
+/*
+ * A push a handler often starts with (an error-code slot, a vector
+ * number: push imm8 6a, push imm32 68, push r64 50+r with REX.B for
+ * r8-r15), which the VMM can do in place of a single step.  The length,
+ * or 0 if buf starts with none of these; *reg is the register (encoding
+ * order: rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8...) or -1 for the
+ * sign-extended *imm.
+ */
+unsigned int sc_push_insn(const uint8_t *buf, size_t n, int *reg,
+			  uint64_t *imm);
+
 #endif
