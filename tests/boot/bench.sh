@@ -66,6 +66,9 @@ assert row("blk_rand4k_qd32", "pread/pwrite")["vmm"] == "host"
 sc = row("syscall", "default")
 assert 0.95 < sc["exits_per_op"] < 1.25, sc
 assert sc["floor_case"] == "mmio_read:3" and sc["ratio_to_floor"] > 0, sc
+# Its reference side by side in the guest: ratios, and the reads' exits
+# taken off the call's.
+assert "ref_mmio3=" in sc["extra"] and "ref_mmio3_p10=" in sc["extra"], sc
 mem = row("snap_parallel_mem", "default")
 assert mem["median_ns"] is None and "pss_mib=" in mem["extra"], mem
 EOF

@@ -155,7 +155,7 @@ static void syscall_targets(FILE *out, const struct bench_results *r,
 	for (int i = 0; i < 2; i++) {
 		const struct bench_result *x = find(r, "minivmm", names[i], 3,
 						    NULL);
-		char what[96];
+		char what[96], ref[32], p10[32];
 
 		snprintf(what, sizeof(what), "%s round trip (ring 3) / one "
 			 "ring-3 MMIO exit", names[i]);
@@ -169,6 +169,12 @@ static void syscall_targets(FILE *out, const struct bench_results *r,
 			x->ratio_to_floor, SYSCALL_TARGET,
 			x->ratio_to_floor <= SYSCALL_TARGET ? "met" : "MISSED",
 			x->exits_per_op);
+		if (bench_word(x->extra, "ref_mmio3", ref, sizeof(ref)) &&
+		    bench_word(x->extra, "ref_mmio3_p10", p10, sizeof(p10)))
+			fprintf(out, "    side by side in the guest (each "
+				"repeat, then as many ring-3 MMIO reads): "
+				"median of the ratios %s, ratio of the p10s "
+				"%s\n", ref, p10);
 	}
 }
 

@@ -237,6 +237,7 @@ static const char *sys_setup(struct ctx *c)
 static const char *s_syscall(struct ctx *c, struct run *r)
 {
 	r->loop = bench_loop_syscall;
+	r->ref_mmio = c->p->null_mmio;
 	return sys_setup(c);
 }
 
@@ -244,6 +245,7 @@ static const char *s_int80(struct ctx *c, struct run *r)
 {
 	trap_set_gate(0x80, bench_int80_entry, 3, false);
 	r->loop = bench_loop_int80;
+	r->ref_mmio = c->p->null_mmio;
 	return sys_setup(c);
 }
 

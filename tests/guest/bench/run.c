@@ -123,6 +123,9 @@ struct run {
 	bool net;		/* a virtio-net case: net_extra() words */
 	uint64_t min_n;		/* 0, or the fewest ops per timed run (and
 				 * as many untimed first, to warm up) */
+	uint64_t ref_mmio;	/* 0, or an unclaimed MMIO address: each
+				 * repeat is followed by as many ring-3 reads
+				 * of it, the reference side by side */
 };
 
 struct idt_gate {
@@ -198,14 +201,56 @@ static void report(const char *name, const struct run *r, uint64_t iters,
 	gprintf("%s\n", buf);
 }
 
+/* The reference right after a repeat of n ops that took cycles: n
+ * ring-3 reads of an unclaimed MMIO address (one exit each), in the same
+ * boot and a few milliseconds apart, so both see the same host load.
+ * The case's cost per op over the read's, in thousandths. */
+static uint64_t ref_ratio(const struct run *r, uint64_t n, uint64_t cycles,
+			  uint64_t *ref_sample)
+{
+	struct run m = { .loop = bench_loop_load, .arg = r->ref_mmio,
+			 .ring = 3 };
+	uint64_t ref = run_once(&m, n);
+
+	*ref_sample = bench_per_op_milli(ref, n);
+	return ref ? cycles * 1000 / ref : 0;
+}
+
+/* extra plus the median of the ratios, the ratio of the p10s (samples
+ * the host's other work left alone: the nearest to the costs without
+ * load), and the reference's ops (their exits are not the case's: the
+ * host takes them off). */
+static const char *ref_extra(char *buf, size_t len, const char *extra,
+			     uint64_t *ratios, uint64_t *samples,
+			     uint64_t *refs, unsigned int repeats, uint64_t n)
+{
+	struct bench_summary s, a, b;
+	uint64_t p10;
+
+	bench_summarize(ratios, repeats, &s);
+	bench_summarize(samples, repeats, &a);
+	bench_summarize(refs, repeats, &b);
+	p10 = b.p10 ? a.p10 * 1000 / b.p10 : 0;
+	gsnprintf(buf, len, "%s%sref_mmio3=%llu.%03llu ref_mmio3_p10=%llu.%03llu"
+		  " ref_ops=%llu", extra ? extra : "", extra && *extra ? " " : "",
+		  (unsigned long long)(s.median / 1000),
+		  (unsigned long long)(s.median % 1000),
+		  (unsigned long long)(p10 / 1000),
+		  (unsigned long long)(p10 % 1000),
+		  (unsigned long long)(n * repeats));
+	return buf;
+}
+
 /* Calibrates, repeats, prints.  probe_ops: accesses already made. */
 static void time_case(const char *name, struct run *r,
 		      const struct bench_opts *o, uint64_t probe_ops,
 		      const char *extra)
 {
 	uint64_t samples[BENCH_MAX_REPEATS], n = BENCH_UNROLL;
+	uint64_t ratios[BENCH_MAX_REPEATS], refs[BENCH_MAX_REPEATS];
 	uint64_t total = probe_ops, cycles;
 	struct bench_calib cal;
+	char more[192];
 
 	if (r->min_n) {
 		run_once(r, r->min_n);
@@ -222,9 +267,15 @@ static void time_case(const char *name, struct run *r,
 	if (n < r->min_n)
 		n = r->min_n;
 	for (unsigned int i = 0; i < o->repeats; i++) {
-		samples[i] = bench_per_op_milli(run_once(r, n), n);
+		cycles = run_once(r, n);
+		samples[i] = bench_per_op_milli(cycles, n);
 		total += n;
+		if (r->ref_mmio)
+			ratios[i] = ref_ratio(r, n, cycles, &refs[i]);
 	}
+	if (r->ref_mmio)
+		extra = ref_extra(more, sizeof(more), extra, ratios, samples,
+				  refs, o->repeats, n);
 	report(name, r, n, total, samples, o, extra);
 }
 
