@@ -43,6 +43,10 @@ static bool do_push(struct sc_fix *fx, struct sc_state *st,
 	len = sc_push_insn(buf, n, &reg, &val);
 	if (!len)
 		return false;
+	/* Across a page pw_copy could write the first part and then fault:
+	 * the CPU writes nothing then, so leave such a push to it. */
+	if ((rsp & 0xfff) > 0x1000 - 8)
+		return false;
 	if (reg >= 0)
 		val = *gpr(st->r, reg);		/* push rsp: the old value */
 	pw.rflags = st->r->rflags;
