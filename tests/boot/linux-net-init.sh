@@ -51,8 +51,11 @@ check blob-sha '[ "$got" = "$sha" ]'
 # on port 9001.
 mkdir -p /tmp/www && cp /tmp/blob /tmp/www/blob
 check httpd 'httpd -p 8080 -h /tmp/www'
+# Listening before "serving": the host connects as soon as it reads it.
+nc -l -p 9001 </dev/console >/tmp/msg &
+ncpid=$!
 echo "@@ serving"
-check host-fetched 'nc -l -p 9001 </dev/console >/tmp/msg; grep -q fetched /tmp/msg'
+check host-fetched 'wait $ncpid; grep -q fetched /tmp/msg'
 cat /proc/net/dev | grep eth0
 echo "@@ verdict $failed"
 if [ "$failed" = 0 ]; then
