@@ -2,6 +2,7 @@
 /* virtio-net over a tap; see net.h.  Everything here runs in the device
  * thread except creation, configuration reads and reset (worker parked). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,7 @@ struct virtio_net {
 	struct net_done tx_done, rx_done;
 	struct vq_chain tx_chain, rx_first, rx_scratch;
 	struct iovec tx_iov[VQ_CHAIN_MAX + 1];
+	struct iovec rx_iov[VQ_CHAIN_MAX + 1];
 };
 
 static bool negotiated(const struct virtio_net *n, unsigned int bit)
@@ -113,25 +115,41 @@ static const char *rx_fix_header(struct virtio_net *n, uint8_t *hdr)
 	return NULL;
 }
 
+/* One frame from the tap into iov: its length, or -1 if there is none
+ * (or the tap is gone: then it is not polled again). */
+static ssize_t rx_recv(struct virtio_net *n, struct virtio_pci *vp,
+		       const struct iovec *iov, int k)
+{
+	ssize_t r = n->port.recv(n->port.ctx, iov, k);
+
+	if (r >= 0 || errno == EAGAIN)
+		return r;
+	/* Gone (the interface was deleted): stop polling it rather than
+	 * spin on its error. */
+	n->tap_dead = true;
+	dropped(n, &n->ctr.rx_drops, "tap read failed");
+	virtio_pci_watch(vp, false);
+	return -1;
+}
+
+static const char *rx_check(struct virtio_net *n, ssize_t r, uint8_t *hdr)
+{
+	return r < VIRTIO_NET_HDR_SIZE + NET_ETH_HLEN ? "runt from tap" :
+	       rx_fix_header(n, hdr);
+}
+
 /* Next frame from the tap into rxbuf: true if there is one. */
 static bool rx_read(struct virtio_net *n, struct virtio_pci *vp)
 {
+	const struct iovec iov = { n->rxbuf, NET_RX_BUF };
+
 	for (;;) {
-		ssize_t r = n->port.recv(n->port.ctx, n->rxbuf, NET_RX_BUF);
+		ssize_t r = rx_recv(n, vp, &iov, 1);
 		const char *why;
 
-		if (r < 0) {
-			if (errno == EAGAIN)
-				return false;
-			/* Gone (the interface was deleted): stop polling
-			 * it rather than spin on its error. */
-			n->tap_dead = true;
-			dropped(n, &n->ctr.rx_drops, "tap read failed");
-			virtio_pci_watch(vp, false);
+		if (r < 0)
 			return false;
-		}
-		why = r < VIRTIO_NET_HDR_SIZE + NET_ETH_HLEN ? "runt from tap" :
-		      rx_fix_header(n, n->rxbuf);
+		why = rx_check(n, r, n->rxbuf);
 		if (!why) {
 			n->rx_len = (uint32_t)r;
 			return true;
@@ -140,15 +158,16 @@ static bool rx_read(struct virtio_net *n, struct virtio_pci *vp)
 	}
 }
 
-/* Place the pending frame; false if it has to wait for buffers. */
-static bool rx_place(struct virtio_net *n, struct virtio_pci *vp)
-{
-	struct vq *vq = &vp->vq[VIRTIO_NET_RXQ];
-	enum net_rx_result r;
+enum rx_step {
+	RX_NEXT,		/* a frame went (or was dropped): go on */
+	RX_IDLE,		/* nothing to read, or the queue broke */
+	RX_NOBUF,		/* a frame waits in rxbuf for buffers */
+};
 
-	r = net_rx_place(vq, &n->rx_first, &n->rx_scratch, n->rxbuf,
-			 n->rx_len, negotiated(n, VIRTIO_NET_F_MRG_RXBUF),
-			 &n->rx);
+/* What became of the frame of rx_len bytes net_rx_place*() placed. */
+static enum rx_step rx_result(struct virtio_net *n, struct virtio_pci *vp,
+			      enum net_rx_result r)
+{
 	switch (r) {
 	case NET_RX_OK:
 		atomic_fetch_add(&n->ctr.rx_packets, 1);
@@ -159,12 +178,12 @@ static bool rx_place(struct virtio_net *n, struct virtio_pci *vp)
 		dropped(n, &n->ctr.rx_drops, "frame larger than the buffers");
 		break;
 	case NET_RX_WAIT:
-		return false;
+		return RX_NOBUF;
 	case NET_RX_BROKEN:
 		n->rx_len = 0;
 		flush(vp, VIRTIO_NET_RXQ, &n->rx_done);
 		virtio_queue_broken(vp, VIRTIO_NET_RXQ);
-		return false;
+		return RX_IDLE;
 	}
 	n->rx_len = 0;
 	if (n->rx_done.n + n->rx.n > NET_QUEUE_MAX)
@@ -174,7 +193,68 @@ static bool rx_place(struct virtio_net *n, struct virtio_pci *vp)
 	memcpy(n->rx_done.lens + n->rx_done.n, n->rx.lens,
 	       n->rx.n * sizeof(n->rx.lens[0]));
 	n->rx_done.n += n->rx.n;
-	return true;
+	return RX_NEXT;
+}
+
+/* The frame waiting in rxbuf. */
+static enum rx_step rx_pending(struct virtio_net *n, struct virtio_pci *vp)
+{
+	return rx_result(n, vp, net_rx_place(&vp->vq[VIRTIO_NET_RXQ],
+		&n->rx_first, &n->rx_scratch, n->rxbuf, n->rx_len,
+		negotiated(n, VIRTIO_NET_F_MRG_RXBUF), &n->rx));
+}
+
+/* The next frame straight into the first receive chain, with rxbuf
+ * behind it for what does not fit there: one copy less.  A chain a frame
+ * cannot start in, or none, goes the way through rxbuf, where
+ * net_rx_place() decides. */
+static enum rx_step rx_direct(struct virtio_net *n, struct virtio_pci *vp)
+{
+	struct vq *vq = &vp->vq[VIRTIO_NET_RXQ];
+	struct vq_chain *c = &n->rx_first;
+	enum vq_pop_result p = vq_pop(vq, c);
+	uint8_t hdr[VIRTIO_NET_HDR_SIZE];
+	enum net_rx_result res;
+	const char *why;
+	uint32_t cap;
+	ssize_t r;
+	int k;
+
+	if (p == VQ_ERROR)
+		return rx_result(n, vp, NET_RX_BROKEN);
+	if (p == VQ_EMPTY || c->in_len < VIRTIO_NET_HDR_SIZE ||
+	    c->n_in >= IOV_MAX) {
+		if (p == VQ_CHAIN)
+			vq_unpop(vq, 1);
+		return rx_read(n, vp) ? rx_pending(n, vp) : RX_IDLE;
+	}
+	cap = c->in_len < NET_RX_BUF ? (uint32_t)c->in_len : NET_RX_BUF;
+	memcpy(n->rx_iov, c->iov + c->n_out, c->n_in * sizeof(c->iov[0]));
+	k = (int)c->n_in;
+	if (cap < NET_RX_BUF)
+		n->rx_iov[k++] = (struct iovec){ n->rxbuf + cap,
+						 NET_RX_BUF - cap };
+	r = rx_recv(n, vp, n->rx_iov, k);
+	if (r < 0) {
+		vq_unpop(vq, 1);
+		return RX_IDLE;
+	}
+	vq_copy_written(c, 0, hdr, sizeof(hdr));
+	why = rx_check(n, r, hdr);
+	if (why) {
+		vq_unpop(vq, 1);	/* written, but still the device's */
+		dropped(n, &n->ctr.rx_drops, why);
+		return RX_NEXT;
+	}
+	vq_copy_to(c, 0, hdr, sizeof(hdr));
+	n->rx_len = (uint32_t)r;
+	res = net_rx_place_rest(vq, c, &n->rx_scratch, n->rxbuf, n->rx_len,
+				negotiated(n, VIRTIO_NET_F_MRG_RXBUF), &n->rx);
+	/* Too few buffers: the whole frame to rxbuf, to wait there. */
+	if (res == NET_RX_WAIT)
+		vq_copy_written(c, 0, n->rxbuf, cap < n->rx_len ? cap :
+				n->rx_len);
+	return rx_result(n, vp, res);
 }
 
 static void rx_burst(struct virtio_net *n, struct virtio_pci *vp)
@@ -186,11 +266,12 @@ static void rx_burst(struct virtio_net *n, struct virtio_pci *vp)
 		return;
 	}
 	for (unsigned int i = 0; i < RX_BUDGET; i++) {
-		if (!n->rx_len && !rx_read(n, vp))
-			return;
-		if (rx_place(n, vp))
+		enum rx_step s = n->rx_len ? rx_pending(n, vp) :
+				 rx_direct(n, vp);
+
+		if (s == RX_NEXT)
 			continue;
-		if (!virtio_queue_live(vp, VIRTIO_NET_RXQ))
+		if (s == RX_IDLE || !virtio_queue_live(vp, VIRTIO_NET_RXQ))
 			return;
 		/* Out of buffers: leave the tap alone until the driver
 		 * adds some (its kick brings us back); what it has used
