@@ -17,7 +17,7 @@ eval "lib_$(declare -f fail)"
 pass() { passed=$((passed + 1)); lib_pass "$@"; }
 fail() { failed=$((failed + 1)); lib_fail "$@"; }
 
-BOOT_LIMIT=${MINIVMM_LINUX_TIMEOUT:-900}
+BOOT_LIMIT=${MINIVMM_LINUX_TIMEOUT:-1800}
 ARGS="console=ttyS0 initcall_blacklist=ftrace_check_for_weak_functions,tracer_init_tracefs cryptomgr.notests nowatchdog mitigations=off panic=-1"
 GUEST_IP=10.0.2.15
 HOST_IP=10.0.2.1
