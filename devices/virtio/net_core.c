@@ -115,15 +115,15 @@ static enum net_rx_result drop(struct net_rx *out)
 	return NET_RX_DROP;
 }
 
-enum net_rx_result net_rx_place(struct vq *q, struct vq_chain *first,
+/* Bytes [off, len) of frame into chains after the out->n (0 or 1) the
+ * caller holds; descs: the descriptors those take. */
+static enum net_rx_result place(struct vq *q, struct vq_chain *first,
 				struct vq_chain *scratch, const uint8_t *frame,
-				uint32_t len, bool mergeable,
-				struct net_rx *out)
+				uint32_t off, uint32_t len, uint32_t descs,
+				bool mergeable, struct net_rx *out)
 {
-	uint32_t off = 0, descs = 0;
 	uint8_t nb[2];
 
-	out->n = 0;
 	while (off < len) {
 		struct vq_chain *c = out->n ? scratch : first;
 		enum vq_pop_result r = vq_pop(q, c);
@@ -156,4 +156,29 @@ enum net_rx_result net_rx_place(struct vq *q, struct vq_chain *first,
 	nb[1] = (uint8_t)(out->n >> 8);
 	vq_copy_to(first, VIRTIO_NET_HDR_NUM_BUFFERS, nb, sizeof(nb));
 	return NET_RX_OK;
+}
+
+enum net_rx_result net_rx_place(struct vq *q, struct vq_chain *first,
+				struct vq_chain *scratch, const uint8_t *frame,
+				uint32_t len, bool mergeable,
+				struct net_rx *out)
+{
+	out->n = 0;
+	return place(q, first, scratch, frame, 0, len, 0, mergeable, out);
+}
+
+enum net_rx_result net_rx_place_rest(struct vq *q, struct vq_chain *first,
+				     struct vq_chain *scratch,
+				     const uint8_t *frame, uint32_t len,
+				     bool mergeable, struct net_rx *out)
+{
+	uint32_t got = first->in_len < len ? (uint32_t)first->in_len : len;
+
+	out->n = 1;
+	out->heads[0] = first->head;
+	out->lens[0] = got;
+	if (got < len && !mergeable)
+		return drop(out);
+	return place(q, first, scratch, frame, got, len,
+		     first->n_out + first->n_in, mergeable, out);
 }

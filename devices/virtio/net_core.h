@@ -29,11 +29,11 @@
 #define NET_QUEUE_MAX	256
 
 /* The other end (a tap, or a test double): send one frame given as
- * iovecs, header first; receive one frame (header + frame) into buf.
+ * iovecs, header first; receive one frame (header + frame) into iovecs.
  * Both return bytes or -1 with errno (EAGAIN: nothing to receive). */
 struct net_port {
 	ssize_t (*send)(void *ctx, const struct iovec *iov, int n);
-	ssize_t (*recv)(void *ctx, void *buf, size_t len);
+	ssize_t (*recv)(void *ctx, const struct iovec *iov, int n);
 	void *ctx;
 };
 
@@ -71,5 +71,15 @@ enum net_rx_result net_rx_place(struct vq *q, struct vq_chain *first,
 				struct vq_chain *scratch, const uint8_t *frame,
 				uint32_t len, bool mergeable,
 				struct net_rx *out);
+
+/* The same for a frame received straight into chain first (popped by
+ * the caller, at least a header's worth writable): its bytes up to
+ * first->in_len are there already, frame[first->in_len..len) is the rest.
+ * out->heads[0] is first; on NET_RX_WAIT first is given back too (the
+ * caller keeps the frame: the bytes in first are still readable there). */
+enum net_rx_result net_rx_place_rest(struct vq *q, struct vq_chain *first,
+				     struct vq_chain *scratch,
+				     const uint8_t *frame, uint32_t len,
+				     bool mergeable, struct net_rx *out);
 
 #endif

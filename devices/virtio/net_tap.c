@@ -128,13 +128,13 @@ static ssize_t tap_send(void *ctx, const struct iovec *iov, int n)
 	return r;
 }
 
-static ssize_t tap_recv(void *ctx, void *buf, size_t len)
+static ssize_t tap_recv(void *ctx, const struct iovec *iov, int n)
 {
 	struct net_tap *t = ctx;
 	ssize_t r;
 
 	do
-		r = read(t->fd, buf, len);
+		r = readv(t->fd, iov, n);
 	while (r < 0 && errno == EINTR);
 	return r;
 }

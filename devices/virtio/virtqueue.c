@@ -293,11 +293,12 @@ bool vq_notify_enable(struct vq *q)
 	return vq_pending(q) != 0;
 }
 
-static uint64_t copy(const struct vq_chain *c, bool to, uint64_t off,
-		     uint8_t *buf, uint64_t len)
+/* writable: which part of the chain; to: into the chain, else out. */
+static uint64_t copy(const struct vq_chain *c, bool writable, bool to,
+		     uint64_t off, uint8_t *buf, uint64_t len)
 {
-	unsigned int first = to ? c->n_out : 0;
-	unsigned int end = to ? c->n_out + c->n_in : c->n_out;
+	unsigned int first = writable ? c->n_out : 0;
+	unsigned int end = writable ? c->n_out + c->n_in : c->n_out;
 	uint64_t done = 0;
 
 	for (unsigned int i = first; i < end && done < len; i++) {
@@ -322,11 +323,17 @@ static uint64_t copy(const struct vq_chain *c, bool to, uint64_t off,
 uint64_t vq_copy_from(const struct vq_chain *c, uint64_t off, void *buf,
 		      uint64_t len)
 {
-	return copy(c, false, off, buf, len);
+	return copy(c, false, false, off, buf, len);
+}
+
+uint64_t vq_copy_written(const struct vq_chain *c, uint64_t off, void *buf,
+			 uint64_t len)
+{
+	return copy(c, true, false, off, buf, len);
 }
 
 uint64_t vq_copy_to(const struct vq_chain *c, uint64_t off, const void *buf,
 		    uint64_t len)
 {
-	return copy(c, true, off, (uint8_t *)buf, len);
+	return copy(c, true, true, off, (uint8_t *)buf, len);
 }

@@ -120,5 +120,8 @@ uint64_t vq_copy_from(const struct vq_chain *c, uint64_t off, void *buf,
 		      uint64_t len);
 uint64_t vq_copy_to(const struct vq_chain *c, uint64_t off, const void *buf,
 		    uint64_t len);
+/* Out of the writable part: what a backend wrote there directly. */
+uint64_t vq_copy_written(const struct vq_chain *c, uint64_t off, void *buf,
+			 uint64_t len);
 
 #endif

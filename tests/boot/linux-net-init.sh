@@ -40,8 +40,18 @@ check eth0-mac '[ "$(cat /sys/class/net/eth0/address)" = "$mac" ]'
 ip link set lo up
 check eth0-up 'ip link set eth0 up && ip addr add "$ip/24" dev eth0'
 check eth0-carrier '[ "$(cat /sys/class/net/eth0/carrier)" = 1 ]'
-check ping-host 'ping -c 3 -W 10 "$host" >/tmp/ping.out; grep -q "3 packets received" /tmp/ping.out'
-cat /tmp/ping.out
+# One echo per ping: with -c 3 busybox waits only about two round trips
+# for the last reply once one came back, which a loaded host outlasts.
+pings() {
+	got=0
+	for i in 1 2 3; do
+		ping -c 1 -W 30 "$host" >>/tmp/ping.out && got=$((got + 1))
+	done
+	echo "@@ pings $got of 3 answered"
+	[ "$got" = 3 ]
+}
+check ping-host pings
+grep -E "bytes from|packets" /tmp/ping.out
 check wget-blob 'wget -q -O /tmp/blob "http://$host:8080/blob"'
 got=$(sha256sum /tmp/blob | cut -d" " -f1)
 echo "@@ sha $got"
@@ -51,8 +61,11 @@ check blob-sha '[ "$got" = "$sha" ]'
 # on port 9001.
 mkdir -p /tmp/www && cp /tmp/blob /tmp/www/blob
 check httpd 'httpd -p 8080 -h /tmp/www'
+# Listening before "serving": the host connects as soon as it reads it.
+nc -l -p 9001 </dev/console >/tmp/msg &
+ncpid=$!
 echo "@@ serving"
-check host-fetched 'nc -l -p 9001 </dev/console >/tmp/msg; grep -q fetched /tmp/msg'
+check host-fetched 'wait $ncpid; grep -q fetched /tmp/msg'
 cat /proc/net/dev | grep eth0
 echo "@@ verdict $failed"
 if [ "$failed" = 0 ]; then

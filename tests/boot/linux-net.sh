@@ -10,8 +10,14 @@
 # or guest user space (a PVM host needs --syscall-fix).  Boot limits are
 # safety nets, not assertions.
 . "$(dirname "$0")/lib.sh"
+# Counted for the verdict line at the end.
+passed=0 failed=0
+eval "lib_$(declare -f pass)"
+eval "lib_$(declare -f fail)"
+pass() { passed=$((passed + 1)); lib_pass "$@"; }
+fail() { failed=$((failed + 1)); lib_fail "$@"; }
 
-BOOT_LIMIT=${MINIVMM_LINUX_TIMEOUT:-900}
+BOOT_LIMIT=${MINIVMM_LINUX_TIMEOUT:-1800}
 ARGS="console=ttyS0 initcall_blacklist=ftrace_check_for_weak_functions,tracer_init_tracefs cryptomgr.notests nowatchdog mitigations=off panic=-1"
 GUEST_IP=10.0.2.15
 HOST_IP=10.0.2.1
@@ -80,10 +86,16 @@ while kill -0 $vmpid 2>/dev/null &&
 	! grep -q '@@ serving' "$TMP/linux-net.out"; do
 	sleep 1
 done
+# busybox 1.35's wget crashes with -T: timeout(1) bounds it instead.  The
+# guest listens on 9001 before it says "serving"; a few tries all the same.
 if kill -0 $vmpid 2>/dev/null; then
-	ip netns exec "$NS" busybox wget -q -T 300 -O "$TMP/back" \
+	timeout 600 ip netns exec "$NS" busybox wget -q -O "$TMP/back" \
 		"http://$GUEST_IP:8080/blob"
-	echo fetched | ip netns exec "$NS" busybox nc "$GUEST_IP" 9001
+	for i in 1 2 3 4 5; do
+		echo fetched | timeout 60 ip netns exec "$NS" \
+			busybox nc "$GUEST_IP" 9001 && break
+		sleep 2
+	done
 fi
 wait $vmpid
 status=$?
@@ -103,3 +115,5 @@ assert v["rx_bytes"] > 1 << 20 and v["tx_bytes"] > 1 << 20, v
 assert v["notify_exits"] == 0 and v["interrupts"] > 0, v
 assert v["needs_reset"] == 0, v
 PY
+echo "linux-net: $passed passed, $failed failed"
+[ "$failed" = 0 ]

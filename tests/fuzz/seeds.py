@@ -405,6 +405,9 @@ def net_seeds():
         rx4, tx1, mrg, extra=[(0x7000, net_hdr() + arp)],
         ops=b"\0\0" + b"\1" + struct.pack("<H", 1442) + b"\1" +
         struct.pack("<H", 100)))
+    put("net", "direct-spill-then-wait", net_input(
+        rx4, tx1, mrg, ops=b"\6" + struct.pack("<H", 1442) + b"\6" +
+        struct.pack("<H", 3000)))
     put("net", "no-mrg-too-big", net_input(
         rx4, tx1, 0, flags=1, extra=[(0x7000, net_hdr() + arp)],
         ops=b"\1" + struct.pack("<H", 3000) + b"\0\1"))

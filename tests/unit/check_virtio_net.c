@@ -288,6 +288,54 @@ START_TEST(test_rx_single)
 }
 END_TEST
 
+/* A frame read straight into the first chain (the device's fast path):
+ * the rest goes into further chains, a wait gives the first one back. */
+START_TEST(test_rx_rest)
+{
+	for (unsigned int i = 0; i < 4; i++) {
+		desc(i, BUF + 0x1000 * i, 512, VIRTQ_DESC_F_WRITE, 0);
+		offer((uint16_t)i);
+	}
+	fill_frame(12 + 100);
+	ck_assert_int_eq(vq_pop(&q, &first), VQ_CHAIN);
+	ck_assert_int_eq(net_rx_place_rest(&q, &first, &scratch, frame, 112,
+					   true, &rx), NET_RX_OK);
+	ck_assert_uint_eq(rx.n, 1);
+	ck_assert_uint_eq(rx.lens[0], 112);
+	ck_assert_uint_eq(num_buffers(BUF), 1);
+	ck_assert_uint_eq(q.s.last_avail, 1);
+	/* 1100 bytes: 512 already in chain 1, the rest from frame + 512
+	 * into chains 2 and 3. */
+	fill_frame(1100);
+	ck_assert_int_eq(vq_pop(&q, &first), VQ_CHAIN);
+	ck_assert_int_eq(net_rx_place_rest(&q, &first, &scratch, frame, 1100,
+					   true, &rx), NET_RX_OK);
+	ck_assert_uint_eq(rx.n, 3);
+	ck_assert_uint_eq(rx.heads[0], 1);
+	ck_assert_uint_eq(rx.lens[0], 512);
+	ck_assert_uint_eq(rx.lens[2], 1100 - 1024);
+	ck_assert_uint_eq(num_buffers(BUF + 0x1000), 3);
+	ck_assert_int_eq(memcmp(at(BUF + 0x2000), frame + 512, 512), 0);
+	ck_assert_int_eq(memcmp(at(BUF + 0x3000), frame + 1024, 76), 0);
+	/* Without mergeable buffers it does not fit: dropped, empty. */
+	desc(4, BUF + 0x4000, 512, VIRTQ_DESC_F_WRITE, 0);
+	desc(5, BUF + 0x5000, 512, VIRTQ_DESC_F_WRITE, 0);
+	offer(4);
+	offer(5);
+	ck_assert_int_eq(vq_pop(&q, &first), VQ_CHAIN);
+	ck_assert_int_eq(net_rx_place_rest(&q, &first, &scratch, frame, 1100,
+					   false, &rx), NET_RX_DROP);
+	ck_assert_uint_eq(rx.n, 1);
+	ck_assert_uint_eq(rx.lens[0], 0);
+	/* One chain left for three chains' worth: all given back. */
+	ck_assert_int_eq(vq_pop(&q, &first), VQ_CHAIN);
+	ck_assert_int_eq(net_rx_place_rest(&q, &first, &scratch, frame, 1100,
+					   true, &rx), NET_RX_WAIT);
+	ck_assert_uint_eq(rx.n, 0);
+	ck_assert_uint_eq(q.s.last_avail, 5);
+}
+END_TEST
+
 /* Every descriptor offered and still too little: waiting would stall the
  * queue for good, so the frame is dropped. */
 START_TEST(test_rx_never_fits)
@@ -412,6 +460,7 @@ int main(void)
 	tcase_add_test(tc, test_tx_gather);
 	tcase_add_test(tc, test_rx_mergeable);
 	tcase_add_test(tc, test_rx_single);
+	tcase_add_test(tc, test_rx_rest);
 	tcase_add_test(tc, test_rx_never_fits);
 	tcase_add_test(tc, test_rx_broken);
 	tcase_add_test(tc, test_worker_watch);

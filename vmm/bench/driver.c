@@ -9,6 +9,7 @@
  * run as `minivmm run ...` in a child process (see plan.c for the
  * options of each configuration).
  */
+#include "vmm/bench/counters.h"
 #include "vmm/bench/floor.h"
 #include "vmm/bench/hostio.h"
 #include "vmm/bench/linux.h"
@@ -170,8 +171,11 @@ static void baseline(struct bench_run *b, const struct bench_config *c)
 	if (b->baseline[config_index(c)] >= 0)
 		return;
 	bench_progress(b, "baseline", c->name);
-	if (run_vmm(b, c, "none", &ch, &ex) == 0 && ex >= 0)
+	if (run_vmm(b, c, "none", &ch, &ex) == 0 && ex >= 0) {
 		b->baseline[config_index(c)] = ex;
+		b->base_sys[config_index(c)] = ch.syscalls;
+		b->base_sw[config_index(c)] = ch.switches;
+	}
 	keep_info(b, ch.out);
 	bench_child_free(&ch);
 }
@@ -281,6 +285,10 @@ static void run_case(struct bench_run *b, const struct bench_case *k,
 		if (ex >= 0 && base >= 0 && s.ops_total)
 			x->exits_per_op = (ex > base ? ex - base : 0) /
 					  (double)s.ops_total;
+		if (paired(k->name))
+			bench_counters_per_op(x, ch.syscalls, ch.switches,
+				b->base_sys[config_index(c)],
+				b->base_sw[config_index(c)]);
 	}
 out:
 	if (x->status == BENCH_FAILED)
@@ -474,7 +482,7 @@ int bench_main(int argc, char **argv)
 		return 2;
 	}
 	for (size_t i = 0; i < 32; i++)
-		b.baseline[i] = -1;
+		b.baseline[i] = b.base_sys[i] = b.base_sw[i] = -1;
 	b.tty = isatty(2);
 	b.t0 = bench_now_s();
 	b.steps = count_steps(&b, used);

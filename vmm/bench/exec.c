@@ -3,6 +3,7 @@
  * /dev/null, capture stdout and stderr, kill it (only it, by pid) after a
  * timeout. */
 #include "vmm/bench/exec.h"
+#include "vmm/bench/counters.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,11 +50,13 @@ static int append(char **buf, size_t *len, size_t *cap, const char *d,
 	return 0;
 }
 
-static void child(char *const argv[], int out, int err)
+/* Waits for the parent's go (its counters attached) before exec. */
+static void child(char *const argv[], int out, int err, int go)
 {
 	int null = open("/dev/null", O_RDONLY);
+	char c;
 
-	if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 ||
+	if (read(go, &c, 1) != 1 || null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 ||
 	    dup2(err, 2) < 0)
 		_exit(126);
 	execvp(argv[0], argv);
@@ -103,13 +106,15 @@ static bool drain(int fds[2], struct bench_child *c, double deadline)
 
 int bench_exec(char *const argv[], double timeout_s, struct bench_child *c)
 {
-	int po[2], pe[2], fds[2], st;
+	int po[2], pe[2], go[2], fds[2], st;
+	struct bench_counters k;
 	double t0 = now_ms();
-	pid_t pid;
+	pid_t pid, w;
 	bool done;
 
 	memset(c, 0, sizeof(*c));
 	c->status = -1;
+	c->syscalls = c->switches = -1;
 	if (pipe2(po, O_CLOEXEC) < 0)
 		return -1;
 	if (pipe2(pe, O_CLOEXEC) < 0) {
@@ -117,17 +122,30 @@ int bench_exec(char *const argv[], double timeout_s, struct bench_child *c)
 		close(po[1]);
 		return -1;
 	}
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		for (int i = 0; i < 2; i++) {
+			close(po[i]);
+			close(pe[i]);
+		}
+		return -1;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
-		child(argv, po[1], pe[1]);
+		child(argv, po[1], pe[1], go[0]);
 	close(po[1]);
 	close(pe[1]);
+	close(go[0]);
 	if (pid < 0) {
+		close(go[1]);
 		close(po[0]);
 		close(pe[0]);
 		return -1;
 	}
+	bench_counters_attach(&k, pid);
+	if (write(go[1], "g", 1) != 1)
+		kill(pid, SIGKILL);
+	close(go[1]);
 	fds[0] = po[0];
 	fds[1] = pe[0];
 	done = drain(fds, c, t0 + timeout_s * 1e3);
@@ -138,9 +156,11 @@ int bench_exec(char *const argv[], double timeout_s, struct bench_child *c)
 	for (int i = 0; i < 2; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	bench_counters_read(&k, &c->syscalls, &c->switches);
+	if (w < 0)
+		return -1;
 	c->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	c->wall_ms = now_ms() - t0;
 	return 0;

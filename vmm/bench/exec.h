@@ -16,6 +16,8 @@ struct bench_child {
 	int status;			/* exit status, 128+signal, or -1 */
 	bool timed_out;
 	double wall_ms;
+	long long syscalls, switches;	/* from exec to exit, every thread;
+					 * -1: unknown (counters.h) */
 };
 
 /* 0 once the child ran (whatever its status), -1 if it could not be

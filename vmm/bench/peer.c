@@ -6,6 +6,7 @@
  * QEMU can emulate Xen on KVM, else without (the BAR1 cases then say so).
  */
 #include "vmm/bench/bench.h"
+#include "vmm/bench/counters.h"
 #include "vmm/bench/exec.h"
 #include "vmm/bench/net.h"
 #include "vmm/bench/plan.h"
@@ -88,9 +89,11 @@ static void case_list(const char *sel, char *buf, size_t len)
 	}
 }
 
+/* devs: the case names whose devices QEMU gets (cases, or the cases of
+ * the rows an empty "none" boot is the baseline of). */
 static int run_qemu(const struct bench_opts *o, const char *payload,
-		    const char *disk, const char *cases, bool xen,
-		    struct bench_child *c)
+		    const char *disk, const char *cases, const char *devs,
+		    bool xen, struct bench_child *c)
 {
 	char append[LIST_MAX + 128], drive[PATH_MAX + 64];
 	char *argv[44];
@@ -131,7 +134,7 @@ static int run_qemu(const struct bench_opts *o, const char *payload,
 	}
 	/* QEMU's defaults (writeback cache, thread-pool I/O, ioeventfd, no
 	 * iothread); modern-only, like minivmm's function. */
-	if (disk && disk[0] && strstr(cases, "blk_")) {
+	if (disk && disk[0] && strstr(devs, "blk_")) {
 		snprintf(drive, sizeof(drive), "file=%s,if=none,id=d0,"
 			 "format=raw", disk);
 		argv[n++] = "-drive";
@@ -141,7 +144,7 @@ static int run_qemu(const struct bench_opts *o, const char *payload,
 	}
 	/* The bench's tap, QEMU's user-space backend (no vhost) and its
 	 * default offloads; the MAC the host's neighbour entry names. */
-	if (strstr(cases, "net_")) {
+	if (strstr(devs, "net_")) {
 		argv[n++] = "-netdev";
 		argv[n++] = "tap,id=n0,ifname=" BENCH_NET_TAP ",script=no,"
 			    "downscript=no";
@@ -219,6 +222,36 @@ static void cannot_run(struct bench_results *r, const char *why)
 	snprintf(x->note, sizeof(x->note), "%s", why);
 }
 
+/* A paired (blk or net) row just added from run c: its syscalls and
+ * switches per op, less an empty boot's with the same devices (one per
+ * kind, made the first time). */
+static void per_op(const struct bench_opts *o, const char *payload,
+		   const char *disk, const char *only, bool xen,
+		   const struct bench_child *c, struct bench_results *r,
+		   size_t from)
+{
+	static long long base[2][2] = { { -2, -2 }, { -2, -2 } };
+	struct bench_child e;
+	long long *b;
+
+	if (!only || from >= r->n ||
+	    (!bench_is_blk(only) && !bench_is_net(only)))
+		return;
+	b = base[bench_is_net(only)];
+	if (b[0] == -2) {
+		b[0] = b[1] = -1;
+		if (run_qemu(o, payload, disk, "none", only, xen, &e) == 0) {
+			b[0] = e.syscalls;
+			b[1] = e.switches;
+		}
+		bench_child_free(&e);
+	}
+	for (size_t i = from; i < r->n; i++)
+		if (r->v[i].status == BENCH_OK)
+			bench_counters_per_op(&r->v[i], c->syscalls,
+					      c->switches, b[0], b[1]);
+}
+
 void bench_peer_qemu(const struct bench_opts *o, const char *payload,
 		     const char *disk, const char *only,
 		     struct bench_results *r)
@@ -226,6 +259,7 @@ void bench_peer_qemu(const struct bench_opts *o, const char *payload,
 	char cases[LIST_MAX], why[BENCH_NOTE_MAX], last[100];
 	static bool no_xen;	/* this QEMU cannot emulate Xen: stop trying */
 	struct bench_child c;
+	size_t from = r->n;
 
 	if (only)
 		snprintf(cases, sizeof(cases), "%s", only);
@@ -237,16 +271,19 @@ void bench_peer_qemu(const struct bench_opts *o, const char *payload,
 		cannot_run(r, why);
 		return;
 	}
-	if (!no_xen && run_qemu(o, payload, disk, cases, true, &c) == 0) {
+	if (!no_xen &&
+	    run_qemu(o, payload, disk, cases, cases, true, &c) == 0) {
 		add_rows(c.out, "q35+xen-platform", r);
+		per_op(o, payload, disk, only, true, &c, r, from);
 		bench_child_free(&c);
 		return;
 	}
 	if (!no_xen)
 		bench_child_free(&c);
 	no_xen = true;
-	if (run_qemu(o, payload, disk, cases, false, &c) == 0) {
+	if (run_qemu(o, payload, disk, cases, cases, false, &c) == 0) {
 		add_rows(c.out, "q35", r);
+		per_op(o, payload, disk, only, false, &c, r, from);
 	} else {
 		snprintf(why, sizeof(why), QEMU " could not run the payload "
 			 "here (status %d%s): %s", c.status,

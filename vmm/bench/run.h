@@ -26,6 +26,8 @@ struct bench_run {
 	size_t nfloor;
 	uint32_t floor_khz;
 	double baseline[32];		/* per bench_configs index; < 0 none */
+	long long base_sys[32], base_sw[32];	/* that boot's syscalls and
+						 * switches; < 0 unknown */
 	struct bench_host host;
 	unsigned int step, steps;
 	double t0;

@@ -75,6 +75,10 @@ static void row_text(FILE *out, const struct bench_result *x)
 		fprintf(out, "  %.0f MB/s", x->mbps);
 	if (bench_word(x->extra, "kicks_per_op", kick, sizeof(kick)))
 		fprintf(out, "  %s kicks/op", kick);
+	if (bench_word(x->extra, "syscalls_per_op", kick, sizeof(kick)))
+		fprintf(out, "  %s syscalls/op", kick);
+	if (bench_word(x->extra, "switches_per_op", kick, sizeof(kick)))
+		fprintf(out, "  %s switches/op", kick);
 	if (!strcmp(x->group, "snapshot") && x->note[0])
 		fprintf(out, "  %s", x->note);
 	fputc('\n', out);
