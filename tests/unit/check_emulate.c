@@ -87,8 +87,9 @@ START_TEST(too_long)
 }
 END_TEST
 
-/* A boot that may be snapshotted (--snapshot) also gets kvm-clock: the
- * guest TSC cannot be restored here, kvmclock can. */
+/* A boot that may be snapshotted (--snapshot) also gets kvm-clock (the
+ * guest TSC cannot be restored here, kvmclock can) and no async page
+ * faults (a restore would wake every possible waiter). */
 START_TEST(snapshot_clocksource)
 {
 	struct capture c;
@@ -99,16 +100,16 @@ START_TEST(snapshot_clocksource)
 					       sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
 			 "lapic=notscdeadline clocksource=kvm-clock "
-			 "console=ttyS0");
+			 "no-kvmapf console=ttyS0");
 	/* The user's clocksource= stays, with a warning. */
 	ck_assert_int_eq(emulate_linux_cmdline("clocksource=tsc", true, buf,
 					       sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
-			 "lapic=notscdeadline clocksource=tsc");
+			 "lapic=notscdeadline no-kvmapf clocksource=tsc");
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes("clocksource=tsc", true);
 	out = capture_end(&c);
-	ck_assert_int_eq(count_lines(out), 4);
+	ck_assert_int_eq(count_lines(out), 5);
 	ck_assert_ptr_nonnull(strstr(out, "warning: keeping your "
 				     "clocksource=...; this host needs "
 				     "'clocksource=kvm-clock'"));

@@ -465,6 +465,12 @@ static const struct {
 		    "catch up on all of it (work that grows with that time) "
 		    "before the guest goes on; kvmclock is restored by value",
 	  true },
+	{ "no-kvmapf", "setting a restored guest's async-page-fault MSR "
+		    "makes KVM send it a wake-up for every task that could "
+		    "be waiting on a page (Linux walks all 256 wait queues, "
+		    "some 5000 emulated instructions before anything else "
+		    "runs); without async page faults nothing waits",
+	  true },
 };
 
 /* The parameters this host needs that append lacks: calls fn for each. */
