@@ -33,10 +33,10 @@ START_TEST(added_first)
 	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0 -- init-arg",
 					       false, buf, sizeof(buf)), 0);
 	/* Before the user's words, so never after a "--". */
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
 			 "lapic=notscdeadline console=ttyS0 -- init-arg");
 	ck_assert_int_eq(emulate_linux_cmdline("", false, buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
 			 "lapic=notscdeadline");
 }
 END_TEST
@@ -46,8 +46,8 @@ START_TEST(user_words_kept)
 	host("1");
 	ck_assert_int_eq(emulate_linux_cmdline("quiet noxsave", false, buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3 lapic=notscdeadline "
-			 "quiet noxsave");
+	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "lapic=notscdeadline quiet noxsave");
 	/* A different clearcpuid= is the user's choice: not added twice. */
 	ck_assert_int_eq(emulate_linux_cmdline("clearcpuid=avx", false, buf,
 					       sizeof(buf)), 0);
@@ -55,27 +55,27 @@ START_TEST(user_words_kept)
 	/* So is a different lapic=. */
 	ck_assert_int_eq(emulate_linux_cmdline("lapic noxsave lapic=x", false,
 					       buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3 lapic noxsave "
-			 "lapic=x");
+	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3,erms,fsrm lapic "
+			 "noxsave lapic=x");
 	/* Only whole words count. */
 	ck_assert_int_eq(emulate_linux_cmdline("xnoxsave noxsavex", false, buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
 			 "lapic=notscdeadline xnoxsave noxsavex");
 }
 END_TEST
 
 START_TEST(too_long)
 {
-	char small[66];
+	char small[76];
 
 	host("1");
-	/* "noxsave clearcpuid=smap,popcnt,ssse3 lapic=notscdeadline " is 57
-	 * bytes. */
+	/* "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm lapic=notscdeadline "
+	 * is 67 bytes. */
 	ck_assert_int_eq(emulate_linux_cmdline("12345678", false, small,
 					       sizeof(small)), 0);
-	ck_assert_str_eq(small, "noxsave clearcpuid=smap,popcnt,ssse3 "
-			 "lapic=notscdeadline 12345678");
+	ck_assert_str_eq(small, "noxsave clearcpuid=smap,popcnt,ssse3,erms,"
+			 "fsrm lapic=notscdeadline 12345678");
 	ck_assert_int_eq(emulate_linux_cmdline("123456789", false, small,
 					       sizeof(small)), -1);
 	ck_assert_int_eq(emulate_linux_cmdline("", false, small, 10), -1);
@@ -98,13 +98,13 @@ START_TEST(snapshot_clocksource)
 	host("1");
 	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0", true, buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
 			 "lapic=notscdeadline clocksource=kvm-clock "
 			 "no-kvmapf console=ttyS0");
 	/* The user's clocksource= stays, with a warning. */
 	ck_assert_int_eq(emulate_linux_cmdline("clocksource=tsc", true, buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
 			 "lapic=notscdeadline no-kvmapf clocksource=tsc");
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes("clocksource=tsc", true);
@@ -136,7 +136,8 @@ START_TEST(notes)
 	ck_assert_int_eq(count_lines(out), 2);	/* lapic= added, one kept */
 	ck_assert_ptr_nonnull(strstr(out, "warning: keeping your "
 				     "clearcpuid="));
-	ck_assert_ptr_nonnull(strstr(out, "'clearcpuid=smap,popcnt,ssse3'"));
+	ck_assert_ptr_nonnull(strstr(out,
+				     "'clearcpuid=smap,popcnt,ssse3,erms,fsrm'"));
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes(NULL, false);
 	out = capture_end(&c);
@@ -146,7 +147,7 @@ START_TEST(notes)
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding 'noxsave' to the "
 				     "kernel command line: "));
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "
-				     "'clearcpuid=smap,popcnt,ssse3'"));
+				     "'clearcpuid=smap,popcnt,ssse3,erms,fsrm'"));
 	host("0");
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes("", false);
