@@ -70,7 +70,7 @@ if [ -e /sys/module/kvm_pvm ]; then
 fi
 
 t0=$SECONDS
-vm restore 300 --restore "$S" --timing \
+vm restore "$LIMIT" --restore "$S" --timing \
 	--append-env "ARGS=minivmm.cpus=1 minivmm.ext4=$marker minivmm.rng=virtio"
 expect restore 0 '^@@ verdict pass' 'guest test-exit 0x0'
 echo "TIME: restore to the verdict: $((SECONDS - t0)) s"
