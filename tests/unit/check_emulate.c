@@ -17,10 +17,11 @@ START_TEST(other_hosts_unchanged)
 {
 	host("0");
 	ck_assert(!emulate_host_ring0_emulated());
-	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0 -- x", buf,
-					       sizeof(buf)), 0);
+	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0 -- x", true,
+					       buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "console=ttyS0 -- x");
-	ck_assert_int_eq(emulate_linux_cmdline(NULL, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(emulate_linux_cmdline(NULL, false, buf, sizeof(buf)),
+			 0);
 	ck_assert_str_eq(buf, "");
 }
 END_TEST
@@ -30,12 +31,12 @@ START_TEST(added_first)
 	host("1");
 	ck_assert(emulate_host_ring0_emulated());
 	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0 -- init-arg",
-					       buf, sizeof(buf)), 0);
+					       false, buf, sizeof(buf)), 0);
 	/* Before the user's words, so never after a "--". */
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
 			 "lapic=notscdeadline console=ttyS0 -- init-arg");
-	ck_assert_int_eq(emulate_linux_cmdline("", buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
+	ck_assert_int_eq(emulate_linux_cmdline("", false, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
 			 "lapic=notscdeadline");
 }
 END_TEST
@@ -43,44 +44,83 @@ END_TEST
 START_TEST(user_words_kept)
 {
 	host("1");
-	ck_assert_int_eq(emulate_linux_cmdline("quiet noxsave", buf,
+	ck_assert_int_eq(emulate_linux_cmdline("quiet noxsave", false, buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3 lapic=notscdeadline "
-			 "quiet noxsave");
+	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "lapic=notscdeadline quiet noxsave");
 	/* A different clearcpuid= is the user's choice: not added twice. */
-	ck_assert_int_eq(emulate_linux_cmdline("clearcpuid=avx", buf,
+	ck_assert_int_eq(emulate_linux_cmdline("clearcpuid=avx", false, buf,
 					       sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "noxsave lapic=notscdeadline clearcpuid=avx");
 	/* So is a different lapic=. */
-	ck_assert_int_eq(emulate_linux_cmdline("lapic noxsave lapic=x", buf,
-					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3 lapic noxsave "
-			 "lapic=x");
+	ck_assert_int_eq(emulate_linux_cmdline("lapic noxsave lapic=x", false,
+					       buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3,erms,fsrm lapic "
+			 "noxsave lapic=x");
 	/* Only whole words count. */
-	ck_assert_int_eq(emulate_linux_cmdline("xnoxsave noxsavex", buf,
+	ck_assert_int_eq(emulate_linux_cmdline("xnoxsave noxsavex", false, buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
 			 "lapic=notscdeadline xnoxsave noxsavex");
 }
 END_TEST
 
 START_TEST(too_long)
 {
-	char small[66];
+	char small[76];
 
 	host("1");
-	/* "noxsave clearcpuid=smap,popcnt,ssse3 lapic=notscdeadline " is 57
-	 * bytes. */
-	ck_assert_int_eq(emulate_linux_cmdline("12345678", small,
+	/* "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm lapic=notscdeadline "
+	 * is 67 bytes. */
+	ck_assert_int_eq(emulate_linux_cmdline("12345678", false, small,
 					       sizeof(small)), 0);
-	ck_assert_str_eq(small, "noxsave clearcpuid=smap,popcnt,ssse3 "
-			 "lapic=notscdeadline 12345678");
-	ck_assert_int_eq(emulate_linux_cmdline("123456789", small,
+	ck_assert_str_eq(small, "noxsave clearcpuid=smap,popcnt,ssse3,erms,"
+			 "fsrm lapic=notscdeadline 12345678");
+	ck_assert_int_eq(emulate_linux_cmdline("123456789", false, small,
 					       sizeof(small)), -1);
-	ck_assert_int_eq(emulate_linux_cmdline("", small, 10), -1);
+	ck_assert_int_eq(emulate_linux_cmdline("", false, small, 10), -1);
 	host("0");
-	ck_assert_int_eq(emulate_linux_cmdline("123456789", small, 10), 0);
-	ck_assert_int_eq(emulate_linux_cmdline("1234567890", small, 10), -1);
+	ck_assert_int_eq(emulate_linux_cmdline("123456789", false, small, 10),
+			 0);
+	ck_assert_int_eq(emulate_linux_cmdline("1234567890", false, small, 10),
+			 -1);
+}
+END_TEST
+
+/* A boot that may be snapshotted (--snapshot) also gets kvm-clock (the
+ * guest TSC cannot be restored here, kvmclock can) and no async page
+ * faults (a restore would wake every possible waiter). */
+START_TEST(snapshot_clocksource)
+{
+	struct capture c;
+	const char *out;
+
+	host("1");
+	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0", true, buf,
+					       sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "lapic=notscdeadline clocksource=kvm-clock "
+			 "no-kvmapf console=ttyS0");
+	/* The user's clocksource= stays, with a warning. */
+	ck_assert_int_eq(emulate_linux_cmdline("clocksource=tsc", true, buf,
+					       sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "lapic=notscdeadline no-kvmapf clocksource=tsc");
+	capture_start(&c, 2);
+	emulate_linux_cmdline_notes("clocksource=tsc", true);
+	out = capture_end(&c);
+	ck_assert_int_eq(count_lines(out), 5);
+	ck_assert_ptr_nonnull(strstr(out, "warning: keeping your "
+				     "clocksource=...; this host needs "
+				     "'clocksource=kvm-clock'"));
+	capture_start(&c, 2);
+	emulate_linux_cmdline_notes("", true);
+	ck_assert_ptr_nonnull(strstr(capture_end(&c), "minivmm: adding "
+				     "'clocksource=kvm-clock'"));
+	host("0");
+	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0", true, buf,
+					       sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "console=ttyS0");
 }
 END_TEST
 
@@ -91,14 +131,15 @@ START_TEST(notes)
 
 	host("1");
 	capture_start(&c, 2);
-	emulate_linux_cmdline_notes("quiet noxsave clearcpuid=avx");
+	emulate_linux_cmdline_notes("quiet noxsave clearcpuid=avx", false);
 	out = capture_end(&c);
 	ck_assert_int_eq(count_lines(out), 2);	/* lapic= added, one kept */
 	ck_assert_ptr_nonnull(strstr(out, "warning: keeping your "
 				     "clearcpuid="));
-	ck_assert_ptr_nonnull(strstr(out, "'clearcpuid=smap,popcnt,ssse3'"));
+	ck_assert_ptr_nonnull(strstr(out,
+				     "'clearcpuid=smap,popcnt,ssse3,erms,fsrm'"));
 	capture_start(&c, 2);
-	emulate_linux_cmdline_notes(NULL);
+	emulate_linux_cmdline_notes(NULL, false);
 	out = capture_end(&c);
 	ck_assert_int_eq(count_lines(out), 3);
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "
@@ -106,10 +147,10 @@ START_TEST(notes)
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding 'noxsave' to the "
 				     "kernel command line: "));
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "
-				     "'clearcpuid=smap,popcnt,ssse3'"));
+				     "'clearcpuid=smap,popcnt,ssse3,erms,fsrm'"));
 	host("0");
 	capture_start(&c, 2);
-	emulate_linux_cmdline_notes("");
+	emulate_linux_cmdline_notes("", false);
 	ck_assert_str_eq(capture_end(&c), "");
 }
 END_TEST
@@ -123,6 +164,7 @@ int main(void)
 	tcase_add_test(t, added_first);
 	tcase_add_test(t, user_words_kept);
 	tcase_add_test(t, too_long);
+	tcase_add_test(t, snapshot_clocksource);
 	tcase_add_test(t, notes);
 	suite_add_tcase(s, t);
 	return unit_run(s);

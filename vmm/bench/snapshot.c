@@ -53,22 +53,15 @@ static int take(struct snap_bench *s, const char *append, bool record)
 			       "--snapshot", s->snap, "--snapshot-at", "port",
 			       NULL };
 	struct bench_child ch;
-	double t0, t1;
-	const char *l;
+	double ms;
 	int rc;
 
 	unlink(s->snap);
 	rc = child(s, args, &ch);
-	t0 = bench_timing_ms(ch.err, "snapshot: vCPUs paused");
-	t1 = bench_timing_ms(ch.err, "snapshot written");
-	if (rc == 0 && record && t0 >= 0 && t1 >= t0) {
-		s->write[s->nwrite++] = (uint64_t)((t1 - t0) * 1e6);
-		l = ch.err ? strstr(ch.err, "snapshot written to ") : NULL;
-		l = l ? strstr(l, "): ") : NULL;
-		if (l)
-			sscanf(l, "): %lf MiB, %lf MiB", &s->file_mib,
-			       &s->data_mib);
-	}
+	if (rc == 0 && record &&
+	    bench_snapshot_written(ch.err, &ms, &s->file_mib,
+				   &s->data_mib) == 0)
+		s->write[s->nwrite++] = (uint64_t)(ms * 1e6);
 	bench_child_free(&ch);
 	return rc;
 }

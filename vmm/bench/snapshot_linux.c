@@ -21,9 +21,10 @@
 struct lx {
 	struct bench_run *b;
 	char snap[PATH_MAX], append[1024], env[256];
-	uint64_t ready[MAX_REPEAT], run[MAX_REPEAT], shell[MAX_REPEAT],
-		 verdict[MAX_REPEAT], boot_verdict[1];
-	size_t nready, nrestore, nboot;
+	uint64_t ready[MAX_REPEAT], write[MAX_REPEAT], run[MAX_REPEAT],
+		 shell[MAX_REPEAT], verdict[MAX_REPEAT], boot_verdict[1];
+	size_t nready, nwrite, nrestore, nboot;
+	double file_mib, data_mib;
 };
 
 /* exe ARGS... --timing --console none (boots) */
@@ -46,13 +47,17 @@ static void take(struct lx *l)
 			       "--append", l->append, "--snapshot", l->snap,
 			       "--snapshot-at", "port", NULL };
 	struct bench_child ch;
-	double t;
+	double t, ms;
 
 	bench_progress(l->b, "snapshot", "linux-boot-to-ready");
 	unlink(l->snap);
 	if (child(l, args, &ch) == 0 &&
-	    (t = bench_timing_ms(ch.err, "snapshot: vCPUs paused")) > 0)
+	    (t = bench_timing_ms(ch.err, "snapshot: vCPUs paused")) > 0) {
 		l->ready[l->nready++] = ns(t);
+		if (bench_snapshot_written(ch.err, &ms, &l->file_mib,
+					   &l->data_mib) == 0)
+			l->write[l->nwrite++] = ns(ms);
+	}
 	bench_child_free(&ch);
 }
 
@@ -172,6 +177,7 @@ void bench_run_snapshot_linux(struct bench_run *b)
 	static struct lx l;
 	unsigned int reps = b->o.linux_repeat ? b->o.linux_repeat : 1;
 	struct bench_result *ready, *shell, *bv, *rv;
+	char note[160];
 
 	memset(&l, 0, sizeof(l));
 	l.b = b;
@@ -190,8 +196,13 @@ void bench_run_snapshot_linux(struct bench_run *b)
 	ready = bench_snapshot_row(b, "snap_linux_boot_ready", l.ready,
 				   l.nready, "boot: process start to init's "
 				   "ready point (its snapshot request)");
+	snprintf(note, sizeof(note), "snapshot write (pause to file "
+		 "renamed); file %.0f MiB (sparse), %.1f MiB written",
+		 l.file_mib, l.data_mib);
+	bench_snapshot_row(b, "snap_linux_write", l.write, l.nwrite, note);
 	bench_snapshot_row(b, "snap_linux_restore_run", l.run, l.nrestore,
-			   "restore: process start to vCPUs running");
+			   "restore: process start to vCPUs running (the "
+			   "guest's first instruction)");
 	shell = bench_snapshot_row(b, "snap_linux_restore_shell", l.shell,
 				   l.nrestore, "restore: process start to "
 				   "init's first output (shell running)");

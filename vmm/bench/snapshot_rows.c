@@ -2,6 +2,7 @@
 /* Rows and memory figures shared by the snapshot group's parts
  * (snapshot_rows.h). */
 #include "vmm/bench/snapshot_rows.h"
+#include "vmm/bench/bench.h"
 #include "vmm/bench/run.h"
 #include "vmm/bench/stats.h"
 
@@ -31,6 +32,21 @@ struct bench_result *bench_snapshot_row(struct bench_run *b, const char *name,
 	x->p90_ns = (double)sum.p90;
 	snprintf(x->note, sizeof(x->note), "%s", note);
 	return x;
+}
+
+int bench_snapshot_written(const char *err, double *ms, double *file_mib,
+			   double *data_mib)
+{
+	double t0 = bench_timing_ms(err, "snapshot: vCPUs paused");
+	double t1 = bench_timing_ms(err, "snapshot written");
+	const char *l = err ? strstr(err, "snapshot written to ") : NULL;
+
+	l = l ? strstr(l, "): ") : NULL;
+	if (t0 < 0 || t1 < t0 || !l ||
+	    sscanf(l, "): %lf MiB, %lf MiB", file_mib, data_mib) != 2)
+		return -1;
+	*ms = t1 - t0;
+	return 0;
 }
 
 long bench_smaps_kib(int pid, const char *key)

@@ -13,6 +13,11 @@
 struct bench_run;
 struct bench_result;
 
+/* What a snapshot-taking child's stderr (with --timing) says: the write
+ * (pause to rename) in ms, the file's size and the data written in MiB.
+ * -1 if it has no such figures. */
+int bench_snapshot_written(const char *err, double *ms, double *file_mib,
+			   double *data_mib);
 /* A /proc/PID/smaps_rollup field (Rss, Pss...) in KiB, or -1. */
 long bench_smaps_kib(int pid, const char *key);
 /* A row of the snapshot group from n samples (ns, sorted in place):

@@ -178,10 +178,11 @@ static int build_cmdline(const struct vmm_config *cfg, bool is_linux,
 			 size_t limit, struct payload *p)
 {
 	const char *append = cfg->append ? cfg->append : "";
+	bool snap = cfg->snapshot != NULL;	/* it may be snapshotted */
 	size_t len;
 
 	if (is_linux) {
-		if (emulate_linux_cmdline(append, p->cmdline,
+		if (emulate_linux_cmdline(append, snap, p->cmdline,
 					  sizeof(p->cmdline)) < 0)
 			len = SIZE_MAX;
 		else
@@ -193,7 +194,7 @@ static int build_cmdline(const struct vmm_config *cfg, bool is_linux,
 	}
 	if (len <= limit && len < sizeof(p->cmdline)) {
 		if (is_linux)
-			emulate_linux_cmdline_notes(append);
+			emulate_linux_cmdline_notes(append, snap);
 		return 0;
 	}
 	fprintf(stderr, "minivmm: error: --append: the kernel command line "

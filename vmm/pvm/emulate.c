@@ -443,29 +443,47 @@ static bool has_key(const char *s, const char *param)
 static const struct {
 	const char *param;
 	const char *why;
+	bool snapshot_only;	/* only for a boot that may be snapshotted */
 } host_params[] = {
 	{ "noxsave", "this host's KVM cannot emulate XSAVE/XRSTOR in guest "
 		     "ring 0, and its ring 0 sees XSAVE whatever CPUID says" },
-	{ "clearcpuid=smap,popcnt,ssse3", "SMAP, POPCNT and SSSE3 cannot be "
-		    "hidden in CPUID here: clac, stac and popcnt would each "
-		    "exit to minivmm, and the emulator has no SIMD for "
-		    "Linux's SSSE3 BLAKE2s (clearcpuid taints the kernel: "
-		    "'S')" },
+	{ "clearcpuid=smap,popcnt,ssse3,erms,fsrm", "SMAP, POPCNT and SSSE3 "
+		    "cannot be hidden in CPUID here: clac, stac and popcnt "
+		    "would each exit to minivmm, and the emulator has no SIMD "
+		    "for Linux's SSSE3 BLAKE2s; without ERMS/FSRM Linux "
+		    "clears and copies memory with rep stosq/movsq instead "
+		    "of rep stosb/movsb, which the emulator runs a byte at a "
+		    "time (a 4 KiB page clear: 1.1 ms against 0.15 ms) "
+		    "(clearcpuid taints the kernel: 'S')" },
 	{ "lapic=notscdeadline", "on a one-shot-only (TSC-deadline) timer "
 		    "Linux's boot-time periodic tick catches up on missed "
 		    "ticks inside the timer interrupt, and in emulated ring 0 "
 		    "one tick's work can outlast the 4 ms it catches up "
 		    "(vCPUs stuck in the interrupt for good); the LAPIC's "
 		    "periodic mode drops missed ticks instead" },
+	{ "clocksource=kvm-clock", "this host's KVM cannot offset the "
+		    "guest's TSC (guest code reads the host's), so in a "
+		    "restored snapshot the TSC has moved on by the time the "
+		    "file sat on disk, and Linux's tsc clocksource would "
+		    "catch up on all of it (work that grows with that time) "
+		    "before the guest goes on; kvmclock is restored by value",
+	  true },
+	{ "no-kvmapf", "setting a restored guest's async-page-fault MSR "
+		    "makes KVM send it a wake-up for every task that could "
+		    "be waiting on a page (Linux walks all 256 wait queues, "
+		    "some 5000 emulated instructions before anything else "
+		    "runs); without async page faults nothing waits",
+	  true },
 };
 
 /* The parameters this host needs that append lacks: calls fn for each. */
-static void for_each_missing(const char *append,
+static void for_each_missing(const char *append, bool snapshot,
 			     void (*fn)(void *ctx, unsigned int i), void *ctx)
 {
 	for (unsigned int i = 0; emulate_host_ring0_emulated() &&
 	     i < sizeof(host_params) / sizeof(host_params[0]); i++)
-		if (!has_word(append, host_params[i].param) &&
+		if ((snapshot || !host_params[i].snapshot_only) &&
+		    !has_word(append, host_params[i].param) &&
 		    !has_key(append, host_params[i].param))
 			fn(ctx, i);
 }
@@ -492,7 +510,8 @@ static void add_param(void *ctx, unsigned int i)
 
 /* The host's parameters go first: anything after a "--" in append is
  * for init, not the kernel. */
-int emulate_linux_cmdline(const char *append, char *buf, size_t size)
+int emulate_linux_cmdline(const char *append, bool snapshot, char *buf,
+			  size_t size)
 {
 	struct cmdline_buf b = { buf, size, 0, false };
 	size_t alen;
@@ -500,7 +519,7 @@ int emulate_linux_cmdline(const char *append, char *buf, size_t size)
 	if (!append)
 		append = "";
 	alen = strlen(append);
-	for_each_missing(append, add_param, &b);
+	for_each_missing(append, snapshot, add_param, &b);
 	if (b.full || b.len + alen >= size)
 		return -1;
 	memcpy(buf + b.len, append, alen + 1);
@@ -517,13 +536,14 @@ static void announce(void *ctx, unsigned int i)
 		"%s\n", host_params[i].param, host_params[i].why);
 }
 
-static void warn_kept(const char *append)
+static void warn_kept(const char *append, bool snapshot)
 {
 	for (unsigned int i = 0; emulate_host_ring0_emulated() &&
 	     i < sizeof(host_params) / sizeof(host_params[0]); i++) {
 		const char *p = host_params[i].param;
 
-		if (!has_word(append, p) && has_key(append, p))
+		if ((snapshot || !host_params[i].snapshot_only) &&
+		    !has_word(append, p) && has_key(append, p))
 			fprintf(stderr, "minivmm: warning: keeping your "
 				"%.*s...; this host needs '%s': %s\n",
 				(int)(strchr(p, '=') - p + 1), p, p,
@@ -531,10 +551,10 @@ static void warn_kept(const char *append)
 	}
 }
 
-void emulate_linux_cmdline_notes(const char *append)
+void emulate_linux_cmdline_notes(const char *append, bool snapshot)
 {
 	if (!append)
 		append = "";
-	for_each_missing(append, announce, NULL);
-	warn_kept(append);
+	for_each_missing(append, snapshot, announce, NULL);
+	warn_kept(append, snapshot);
 }

@@ -62,11 +62,13 @@ bool emulate_failure(void *ctx, struct vcpu *v);
 bool emulate_host_ring0_emulated(void);
 
 /* The command line a Linux kernel gets: the parameters this host needs
- * that the user did not give, then append.  Writes into buf
+ * that the user did not give, then append; snapshot: the boot may be
+ * snapshotted (--snapshot), which needs more.  Writes into buf
  * (NUL-terminated); -1 if it does not fit in size bytes. */
-int emulate_linux_cmdline(const char *append, char *buf, size_t size);
+int emulate_linux_cmdline(const char *append, bool snapshot, char *buf,
+			  size_t size);
 /* Announces on stderr what emulate_linux_cmdline added ("minivmm: adding
  * 'X' to the kernel command line: why"), once the input is known good. */
-void emulate_linux_cmdline_notes(const char *append);
+void emulate_linux_cmdline_notes(const char *append, bool snapshot);
 
 #endif
