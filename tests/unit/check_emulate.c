@@ -32,11 +32,12 @@ START_TEST(added_first)
 	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0 -- init-arg",
 					       buf, sizeof(buf)), 0);
 	/* Before the user's words, so never after a "--". */
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
-			 "lapic=notscdeadline console=ttyS0 -- init-arg");
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "noreplace-smp lapic=notscdeadline console=ttyS0 "
+			 "-- init-arg");
 	ck_assert_int_eq(emulate_linux_cmdline("", buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
-			 "lapic=notscdeadline");
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "noreplace-smp lapic=notscdeadline");
 }
 END_TEST
 
@@ -45,36 +46,40 @@ START_TEST(user_words_kept)
 	host("1");
 	ck_assert_int_eq(emulate_linux_cmdline("quiet noxsave", buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3 lapic=notscdeadline "
-			 "quiet noxsave");
+	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "noreplace-smp "
+			 "lapic=notscdeadline quiet noxsave");
 	/* A different clearcpuid= is the user's choice: not added twice. */
 	ck_assert_int_eq(emulate_linux_cmdline("clearcpuid=avx", buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave lapic=notscdeadline clearcpuid=avx");
+	ck_assert_str_eq(buf, "noxsave noreplace-smp lapic=notscdeadline "
+			 "clearcpuid=avx");
 	/* So is a different lapic=. */
 	ck_assert_int_eq(emulate_linux_cmdline("lapic noxsave lapic=x", buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3 lapic noxsave "
-			 "lapic=x");
+	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "noreplace-smp "
+			 "lapic noxsave lapic=x");
 	/* Only whole words count. */
 	ck_assert_int_eq(emulate_linux_cmdline("xnoxsave noxsavex", buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3 "
-			 "lapic=notscdeadline xnoxsave noxsavex");
+	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "noreplace-smp lapic=notscdeadline xnoxsave noxsavex");
 }
 END_TEST
 
 START_TEST(too_long)
 {
-	char small[66];
+	char small[90];
 
 	host("1");
-	/* "noxsave clearcpuid=smap,popcnt,ssse3 lapic=notscdeadline " is 57
-	 * bytes. */
+	/* "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm noreplace-smp
+	 * lapic=notscdeadline " is 81 bytes. */
 	ck_assert_int_eq(emulate_linux_cmdline("12345678", small,
 					       sizeof(small)), 0);
-	ck_assert_str_eq(small, "noxsave clearcpuid=smap,popcnt,ssse3 "
-			 "lapic=notscdeadline 12345678");
+	ck_assert_str_eq(small, "noxsave clearcpuid=smap,popcnt,ssse3,"
+			 "erms,fsrm "
+			 "noreplace-smp lapic=notscdeadline 12345678");
 	ck_assert_int_eq(emulate_linux_cmdline("123456789", small,
 					       sizeof(small)), -1);
 	ck_assert_int_eq(emulate_linux_cmdline("", small, 10), -1);
@@ -93,20 +98,24 @@ START_TEST(notes)
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes("quiet noxsave clearcpuid=avx");
 	out = capture_end(&c);
-	ck_assert_int_eq(count_lines(out), 2);	/* lapic= added, one kept */
+	/* noreplace-smp and lapic= added, one kept */
+	ck_assert_int_eq(count_lines(out), 3);
 	ck_assert_ptr_nonnull(strstr(out, "warning: keeping your "
 				     "clearcpuid="));
-	ck_assert_ptr_nonnull(strstr(out, "'clearcpuid=smap,popcnt,ssse3'"));
+	ck_assert_ptr_nonnull(strstr(out, "'clearcpuid=smap,popcnt,ssse3,"
+				     "erms,fsrm'"));
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes(NULL);
 	out = capture_end(&c);
-	ck_assert_int_eq(count_lines(out), 3);
+	ck_assert_int_eq(count_lines(out), 4);
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "
 				     "'lapic=notscdeadline'"));
+	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "
+				     "'noreplace-smp'"));
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding 'noxsave' to the "
 				     "kernel command line: "));
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "
-				     "'clearcpuid=smap,popcnt,ssse3'"));
+				     "'clearcpuid=smap,popcnt,ssse3,erms,fsrm'"));
 	host("0");
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes("");
