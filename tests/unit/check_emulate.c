@@ -34,10 +34,11 @@ START_TEST(added_first)
 					       false, buf, sizeof(buf)), 0);
 	/* Before the user's words, so never after a "--". */
 	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
-			 "lapic=notscdeadline console=ttyS0 -- init-arg");
+			 "noreplace-smp lapic=notscdeadline console=ttyS0 "
+			 "-- init-arg");
 	ck_assert_int_eq(emulate_linux_cmdline("", false, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
-			 "lapic=notscdeadline");
+			 "noreplace-smp lapic=notscdeadline");
 }
 END_TEST
 
@@ -47,35 +48,39 @@ START_TEST(user_words_kept)
 	ck_assert_int_eq(emulate_linux_cmdline("quiet noxsave", false, buf,
 					       sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "noreplace-smp "
 			 "lapic=notscdeadline quiet noxsave");
 	/* A different clearcpuid= is the user's choice: not added twice. */
 	ck_assert_int_eq(emulate_linux_cmdline("clearcpuid=avx", false, buf,
 					       sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "noxsave lapic=notscdeadline clearcpuid=avx");
+	ck_assert_str_eq(buf, "noxsave noreplace-smp lapic=notscdeadline "
+			 "clearcpuid=avx");
 	/* So is a different lapic=. */
 	ck_assert_int_eq(emulate_linux_cmdline("lapic noxsave lapic=x", false,
 					       buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3,erms,fsrm lapic "
-			 "noxsave lapic=x");
+	ck_assert_str_eq(buf, "clearcpuid=smap,popcnt,ssse3,erms,fsrm "
+			 "noreplace-smp "
+			 "lapic noxsave lapic=x");
 	/* Only whole words count. */
 	ck_assert_int_eq(emulate_linux_cmdline("xnoxsave noxsavex", false, buf,
 					       sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
-			 "lapic=notscdeadline xnoxsave noxsavex");
+			 "noreplace-smp lapic=notscdeadline xnoxsave noxsavex");
 }
 END_TEST
 
 START_TEST(too_long)
 {
-	char small[76];
+	char small[90];
 
 	host("1");
-	/* "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm lapic=notscdeadline "
-	 * is 67 bytes. */
+	/* "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm noreplace-smp
+	 * lapic=notscdeadline " is 81 bytes. */
 	ck_assert_int_eq(emulate_linux_cmdline("12345678", false, small,
 					       sizeof(small)), 0);
-	ck_assert_str_eq(small, "noxsave clearcpuid=smap,popcnt,ssse3,erms,"
-			 "fsrm lapic=notscdeadline 12345678");
+	ck_assert_str_eq(small, "noxsave clearcpuid=smap,popcnt,ssse3,"
+			 "erms,fsrm "
+			 "noreplace-smp lapic=notscdeadline 12345678");
 	ck_assert_int_eq(emulate_linux_cmdline("123456789", false, small,
 					       sizeof(small)), -1);
 	ck_assert_int_eq(emulate_linux_cmdline("", false, small, 10), -1);
@@ -99,17 +104,18 @@ START_TEST(snapshot_clocksource)
 	ck_assert_int_eq(emulate_linux_cmdline("console=ttyS0", true, buf,
 					       sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
-			 "lapic=notscdeadline clocksource=kvm-clock "
-			 "no-kvmapf console=ttyS0");
+			 "noreplace-smp lapic=notscdeadline "
+			 "clocksource=kvm-clock no-kvmapf console=ttyS0");
 	/* The user's clocksource= stays, with a warning. */
 	ck_assert_int_eq(emulate_linux_cmdline("clocksource=tsc", true, buf,
 					       sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
-			 "lapic=notscdeadline no-kvmapf clocksource=tsc");
+			 "noreplace-smp lapic=notscdeadline no-kvmapf "
+			 "clocksource=tsc");
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes("clocksource=tsc", true);
 	out = capture_end(&c);
-	ck_assert_int_eq(count_lines(out), 5);
+	ck_assert_int_eq(count_lines(out), 6);
 	ck_assert_ptr_nonnull(strstr(out, "warning: keeping your "
 				     "clocksource=...; this host needs "
 				     "'clocksource=kvm-clock'"));
@@ -133,17 +139,20 @@ START_TEST(notes)
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes("quiet noxsave clearcpuid=avx", false);
 	out = capture_end(&c);
-	ck_assert_int_eq(count_lines(out), 2);	/* lapic= added, one kept */
+	/* noreplace-smp and lapic= added, one kept */
+	ck_assert_int_eq(count_lines(out), 3);
 	ck_assert_ptr_nonnull(strstr(out, "warning: keeping your "
 				     "clearcpuid="));
-	ck_assert_ptr_nonnull(strstr(out,
-				     "'clearcpuid=smap,popcnt,ssse3,erms,fsrm'"));
+	ck_assert_ptr_nonnull(strstr(out, "'clearcpuid=smap,popcnt,ssse3,"
+				     "erms,fsrm'"));
 	capture_start(&c, 2);
 	emulate_linux_cmdline_notes(NULL, false);
 	out = capture_end(&c);
-	ck_assert_int_eq(count_lines(out), 3);
+	ck_assert_int_eq(count_lines(out), 4);
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "
 				     "'lapic=notscdeadline'"));
+	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "
+				     "'noreplace-smp'"));
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding 'noxsave' to the "
 				     "kernel command line: "));
 	ck_assert_ptr_nonnull(strstr(out, "minivmm: adding "

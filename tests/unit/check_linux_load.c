@@ -98,9 +98,10 @@ START_TEST(bzimage_at_pref_address)
 	ck_assert_mem_eq(k, img + KOFF, KSIZE);
 	ck_assert_uint_eq(p.setup_header_len, 0x26c - 0x1f1);
 	ck_assert_mem_eq(p.setup_header, img + 0x1f1, p.setup_header_len);
-	ck_assert_str_eq(p.cmdline, "noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm "
-			 "lapic=notscdeadline console=ttyS0");
-	ck_assert_int_eq(count_lines(err), 3);	/* the three announcements */
+	ck_assert_str_eq(p.cmdline, "noxsave clearcpuid=smap,popcnt,ssse3,"
+			 "erms,fsrm noreplace-smp lapic=notscdeadline "
+			 "console=ttyS0");
+	ck_assert_int_eq(count_lines(err), 4);	/* the four announcements */
 }
 END_TEST
 
@@ -154,18 +155,18 @@ START_TEST(cmdline_limit)
 	char line[64];
 	const char *err;
 
-	/* 67 bytes of host parameters + 20 = 87. */
-	build(87);
+	/* 81 bytes of host parameters + 20 = 101. */
+	build(101);
 	memset(line, 'x', 20);
 	line[20] = 0;
 	cfg.append = line;
 	ck_assert_int_eq(load(&err), 0);
-	ck_assert_uint_eq(strlen(p.cmdline), 87);
+	ck_assert_uint_eq(strlen(p.cmdline), 101);
 	line[20] = 'x';
 	line[21] = 0;
 	memset(&p, 0, sizeof(p));
 	ck_assert_int_eq(load(&err), -1);
-	assert_one_line(err, "longer than the 87 bytes",
+	assert_one_line(err, "longer than the 101 bytes",
 			"with the parameters minivmm adds");
 }
 END_TEST

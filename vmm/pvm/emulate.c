@@ -450,11 +450,15 @@ static const struct {
 	{ "clearcpuid=smap,popcnt,ssse3,erms,fsrm", "SMAP, POPCNT and SSSE3 "
 		    "cannot be hidden in CPUID here: clac, stac and popcnt "
 		    "would each exit to minivmm, and the emulator has no SIMD "
-		    "for Linux's SSSE3 BLAKE2s; without ERMS/FSRM Linux "
-		    "clears and copies memory with rep stosq/movsq instead "
-		    "of rep stosb/movsb, which the emulator runs a byte at a "
-		    "time (a 4 KiB page clear: 1.1 ms against 0.15 ms) "
-		    "(clearcpuid taints the kernel: 'S')" },
+		    "for Linux's SSSE3 BLAKE2s; the emulator runs rep movs/stos "
+		    "one element per step, so without ERMS/FSRM Linux's memcpy, "
+		    "memset, clear_page and user copies move 8 bytes a step, "
+		    "not 1 (clearcpuid taints the kernel: 'S')" },
+	{ "noreplace-smp", "with one CPU Linux rewrites each of its LOCK "
+		    "prefixes (thousands) through a temporary page table and a "
+		    "TLB flush, which this host's shadow paging makes costly; "
+		    "the prefixes cost nothing here (no effect with -c 2 or "
+		    "more)" },
 	{ "lapic=notscdeadline", "on a one-shot-only (TSC-deadline) timer "
 		    "Linux's boot-time periodic tick catches up on missed "
 		    "ticks inside the timer interrupt, and in emulated ring 0 "

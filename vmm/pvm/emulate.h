@@ -33,6 +33,14 @@
  *               vCPU's x87 status has an unmasked exception pending
  *               (FSW.ES), else nothing.  Linux runs it in fpu__drop().
  *
+ * Two more parameters only save time in emulated ring 0:
+ *   rep movs,   the emulator steps a rep string instruction one element at
+ *   rep stos    a time: 'clearcpuid=erms,fsrm' makes Linux's memcpy,
+ *               memset, clear_page and user copies use 8-byte elements.
+ *   LOCK        'noreplace-smp': a 1-CPU Linux would otherwise rewrite its
+ *               LOCK prefixes one text_poke (page-table switch and TLB
+ *               flush) each.
+ *
  * Parameters added to the command line are printed when added.  Anything
  * else ends the run with the failure report, as before.
  */
