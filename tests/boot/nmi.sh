@@ -2,15 +2,40 @@
 # NMIs sent between vCPUs through the in-kernel local APIC (ICR delivery
 # mode NMI), as Linux's NMI backtrace sends them: the nmi_ipi payload
 # (tests/guest/nmi_ipi.c) puts the second vCPU in a ring-0 loop with
-# interrupts off, one with interrupts on, hlt, and a ring-3 loop, sends
-# an NMI to it in each (fixed destination and the all-but-self
-# shorthand) and checks its vector-2 handler ran once, in that state, and
-# that the ICR's delivery status went idle.  Each case waits a bounded
-# number of TSC cycles and says when it timed out.
+# interrupts off, one with interrupts on, hlt with IF=1, a ring-3 loop,
+# a ring-3 SYSCALL loop and hlt with IF=0, sends an NMI to it in each
+# (fixed destination and the all-but-self shorthand), and checks its
+# vector-2 handler ran once, in that state, and that the ICR's delivery
+# status went idle.  Each case waits a bounded number of TSC cycles and
+# says when it timed out.  Variants: Linux's ways (the handler on an IST
+# stack, flat logical destinations, x2APIC through the ICR MSR), and a
+# destination with no CPU behind it, whose cases must time out and fail
+# the payload without hanging it.
 . "$(dirname "$0")/lib.sh"
 
-vm nmi 120 -c 2 --kernel "$GUESTS/nmi_ipi.elf" --timeout 100
-expect nmi 0 'nmi_ipi: 0 failure' 'guest test-exit 0x0'
-n=$(grep -c 'nmi_ipi: case .*: delivered' "$TMP/nmi.out")
-[ "$n" -eq 8 ] && pass "nmi: 8 cases delivered" ||
-	fail nmi "$n of 8 cases delivered"
+# nmi NAME ARGS: every case delivered.
+nmi() {
+	local name=$1 n
+	vm "$name" 120 -c 2 --kernel "$GUESTS/nmi_ipi.elf" --timeout 100 \
+		--append "$2"
+	expect "$name" 0 'nmi_ipi: 0 failure' 'guest test-exit 0x0'
+	n=$(grep -c 'nmi_ipi: case .*: delivered' "$TMP/$name.out")
+	[ "$n" -eq 12 ] && pass "$name: 12 cases delivered" ||
+		fail "$name" "$n of 12 cases delivered"
+}
+
+nmi nmi ""
+nmi nmi-ist-x2apic "ist x2apic"
+nmi nmi-ist-logical "ist logical"
+
+# No APIC 5: the six fixed-destination cases time out (the last leaves
+# the AP in hlt with IF=0, so case 11 never starts); the shorthand ones
+# still arrive.
+vm nmi-nodest 120 -c 2 --kernel "$GUESTS/nmi_ipi.elf" --timeout 100 \
+	--append "dest=5 wait=0x40000000"
+expect nmi-nodest 1 'nmi_ipi: 8 failure' 'guest test-exit 0x1'
+t=$(grep -c 'nmi_ipi: case .*: TIMED OUT' "$TMP/nmi-nodest.out")
+d=$(grep -c 'nmi_ipi: case .*: delivered' "$TMP/nmi-nodest.out")
+[ "$t" -eq 6 ] && [ "$d" -eq 5 ] &&
+	pass "nmi-nodest: 6 cases timed out, 5 delivered" ||
+	fail nmi-nodest "$t cases timed out, $d delivered"

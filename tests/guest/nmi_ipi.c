@@ -16,27 +16,44 @@
  * an NMI left blocked by an IRETQ shows as every later case failing.
  * Status 0 if every NMI arrived once in its case, 1 plus FAIL lines
  * otherwise.  wait=N sets the per-case deadline in TSC cycles.
+ *
+ * How Linux sends and takes them, by option: "ist" runs the handler on
+ * an interrupt stack (TSS IST1), as Linux's NMI gate does; "logical"
+ * sends in flat logical destination mode (DFR flat, LDR one bit per CPU:
+ * Linux's xAPIC default up to 8 CPUs); "x2apic" switches both CPUs to
+ * x2APIC mode and sends through the ICR MSR (no delivery status there).
+ * "dest=N" sends the fixed-destination NMIs to APIC N instead: with no
+ * such CPU those cases must time out and say so (the test's own check).
  */
 #include "lib/ap.h"
 #include "lib/guest.h"
-#include "lib/irq.h"
 
-#define LAPIC_ID	0xfee00020u
+#define LAPIC_LDR	0xfee000d0u
+#define LAPIC_DFR	0xfee000e0u
 #define LAPIC_SVR	0xfee000f0u
+#define LAPIC_EOI	0xfee000b0u
+#define MSR_APIC_BASE	0x1bu
+#define MSR_X2APIC_ICR	0x830u
+#define MSR_X2APIC_EOI	0x80bu
+#define MSR_X2APIC_SVR	0x80fu
+#define APIC_BASE_X2APIC (1ull << 10)
+#define ICR_LOGICAL	0x00000800u
 #define LAPIC_ICR_LO	0xfee00300u
 #define LAPIC_ICR_HI	0xfee00310u
 #define ICR_NMI		0x00004400u	/* delivery mode NMI, level assert */
 #define ICR_BUSY	0x00001000u	/* delivery status: send pending */
 #define ICR_ALL_BUT_SELF 0x000c0000u
-#define WAKE_VEC	IRQ_VEC_FIRST
-#define NCASES		8
+#define WAKE_VEC	0x50
+#define NCASES		12
 #define DONE		NCASES
 #define WAIT_DEFAULT	(1ull << 32)	/* about a second or two */
 
-enum ap_state { ST_CLI, ST_STI, ST_HLT, ST_USER };
+enum ap_state { ST_CLI, ST_STI, ST_HLT, ST_USER, ST_SYSCALL,
+		ST_CLI_HLT };
 
 static const char *const state_name[] = {
 	"ring 0, cli loop", "ring 0, sti loop", "hlt, IF=1", "ring 3 loop",
+	"ring 3 SYSCALL loop", "hlt, IF=0",
 };
 
 /* What the BSP asks for (a case, or DONE), what the AP is in. */
@@ -44,7 +61,11 @@ volatile uint32_t want_case = DONE + 1, ap_case = DONE + 1;
 /* Written by the NMI handler, per case the AP was in. */
 volatile uint32_t nmi_hits[NCASES + 2];
 volatile uint64_t nmi_tsc[NCASES + 2], nmi_cs[NCASES + 2];
-extern const char nmi_entry[];
+volatile uint32_t wakes, ap_up, never;
+bool use_x2apic, use_logical;
+uint64_t fixed_dest = 1;
+extern const char nmi_entry[], wake_entry[];
+static uint8_t ist_stack[8192] __attribute__((aligned(16)));
 
 __asm__(
 	"	.pushsection .text\n"
@@ -57,9 +78,9 @@ __asm__(
 	"	shlq $32, %rdx\n"
 	"	orq %rax, %rdx\n"
 	"	movl ap_case(%rip), %ecx\n"
-	"	cmpl $9, %ecx\n"
+	"	cmpl $13, %ecx\n"		/* NCASES + 1: elsewhere */
 	"	jbe 1f\n"
-	"	movl $9, %ecx\n"
+	"	movl $13, %ecx\n"
 	"1:	movq %rdx, nmi_tsc(,%rcx,8)\n"
 	"	movq 32(%rsp), %rax\n"		/* the interrupted CS */
 	"	movq %rax, nmi_cs(,%rcx,8)\n"
@@ -68,9 +89,60 @@ __asm__(
 	"	popq %rdx\n"
 	"	popq %rax\n"
 	"	iretq\n"
+	/* The wake-up interrupt after a hlt case: count, EOI. */
+	"	.globl wake_entry\n"
+	"wake_entry:\n"
+	"	pushq %rax\n"
+	"	pushq %rcx\n"
+	"	pushq %rdx\n"
+	"	lock incl wakes(%rip)\n"
+	"	xorl %eax, %eax\n"
+	"	xorl %edx, %edx\n"
+	"	cmpb $0, use_x2apic(%rip)\n"
+	"	je 1f\n"
+	"	movl $0x80b, %ecx\n"
+	"	wrmsr\n"
+	"	jmp 2f\n"
+	"1:	movl %eax, 0xfee000b0\n"
+	"2:	popq %rdx\n"
+	"	popq %rcx\n"
+	"	popq %rax\n"
+	"	iretq\n"
 	"	.popsection\n");
 
 extern uint64_t guest_gdt[];
+uint64_t sys_calls;
+
+/* SYSCALL's ring-0 side: count, straight back. */
+__asm__(
+	"	.pushsection .text\n"
+	"	.globl nmi_sys_entry\n"
+	"nmi_sys_entry:\n"
+	"	lock incq sys_calls(%rip)\n"
+	"	sysretq\n"
+	"	.popsection\n");
+extern const char nmi_sys_entry[];
+
+static void user_syscalls(void *arg)
+{
+	uint32_t c = (uint32_t)(uintptr_t)arg;
+
+	ap_case = c;
+	while (want_case == c)
+		__asm__ volatile("syscall" : : : "rcx", "r11", "memory");
+}
+
+/* SYSCALL on this CPU: CS/SS from the library's GDT, IF off inside. */
+static void syscall_setup(void)
+{
+	wrmsr(0xc0000080, rdmsr(0xc0000080) | 1);		/* EFER.SCE */
+	wrmsr(0xc0000081, (uint64_t)GUEST_KERNEL_DS << 48 |
+			  (uint64_t)GUEST_KERNEL_CS << 32);	/* STAR */
+	wrmsr(0xc0000082, (uintptr_t)nmi_sys_entry);		/* LSTAR */
+	wrmsr(0xc0000084, 0x700);				/* FMASK */
+}
+
+static void apic_setup(uint32_t id);
 
 static void user_spin(void *arg)
 {
@@ -88,8 +160,10 @@ static void ap_main(void *arg)
 	 * ring 3, which only this CPU enters): clear the busy bit first. */
 	guest_gdt[GUEST_TSS_SEL / 8] &= ~(1ull << 41);
 	__asm__ volatile("ltr %w0" : : "r"(GUEST_TSS_SEL));
-	mmio_write32(LAPIC_SVR, 0x1ff);
+	apic_setup(1);
+	syscall_setup();
 	ap_case = DONE + 1;
+	ap_up = 1;
 	for (;;) {
 		uint32_t c = want_case;
 
@@ -121,6 +195,16 @@ static void ap_main(void *arg)
 		case ST_USER:
 			run_user(user_spin, (void *)(uintptr_t)c);
 			break;
+		case ST_SYSCALL:
+			run_user(user_syscalls, (void *)(uintptr_t)c);
+			break;
+		case ST_CLI_HLT:
+			/* Only an NMI ends this hlt: one, then wait. */
+			ap_case = c;
+			__asm__ volatile("cli; hlt" ::: "memory");
+			while (want_case == c)
+				__asm__ volatile("pause");
+			break;
 		}
 	}
 	ap_case = DONE;
@@ -136,10 +220,58 @@ static bool wait_u32(volatile uint32_t *p, uint32_t want, uint64_t cycles)
 	return true;
 }
 
-static void send_ipi(uint32_t dest, uint32_t lo)
+/* This CPU's local APIC on, in the mode asked for. */
+static void apic_setup(uint32_t id)
 {
-	mmio_write32(LAPIC_ICR_HI, dest << 24);
+	if (use_x2apic) {
+		wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | APIC_BASE_X2APIC);
+		wrmsr(MSR_X2APIC_SVR, 0x1ff);
+		return;
+	}
+	mmio_write32(LAPIC_SVR, 0x1ff);
+	if (use_logical) {
+		mmio_write32(LAPIC_DFR, 0xffffffffu);
+		mmio_write32(LAPIC_LDR, 1u << (24 + id));
+	}
+}
+
+/* To APIC apic (its logical bit in flat mode), or by shorthand. */
+static void send_ipi(bool shorthand, uint32_t lo, uint32_t apic)
+{
+	uint32_t dest = use_logical ? 1u << (apic & 7) : apic;
+
+	if (shorthand)
+		lo |= ICR_ALL_BUT_SELF;
+	else if (use_logical)
+		lo |= ICR_LOGICAL;
+	if (use_x2apic) {
+		wrmsr(MSR_X2APIC_ICR, (uint64_t)(shorthand ? 0 : dest) << 32 | lo);
+		return;
+	}
+	mmio_write32(LAPIC_ICR_HI, (shorthand ? 0 : dest) << 24);
 	mmio_write32(LAPIC_ICR_LO, lo);
+}
+
+static uint32_t icr_read(void)
+{
+	return use_x2apic ? (uint32_t)rdmsr(MSR_X2APIC_ICR) :
+			    mmio_read32(LAPIC_ICR_LO);
+}
+
+/* Linux's NMI gate: IST1 of the TSS both CPUs share. */
+static void use_ist(void)
+{
+	struct __attribute__((packed)) { uint16_t limit; uint64_t base; } idt;
+	uint64_t tss, lo = guest_gdt[GUEST_TSS_SEL / 8];
+	uint8_t *gate;
+
+	tss = (lo >> 16 & 0xffffff) | (lo >> 56 & 0xff) << 24 |
+	      guest_gdt[GUEST_TSS_SEL / 8 + 1] << 32;
+	*(volatile uint64_t *)(uintptr_t)(tss + 36) =
+		(uintptr_t)ist_stack + sizeof(ist_stack);
+	__asm__ volatile("sidt %0" : "=m"(idt));
+	gate = (uint8_t *)(uintptr_t)(idt.base + 2 * 16);
+	gate[4] = 1;
 }
 
 /* One case: the AP in its state, one NMI, the handler awaited. */
@@ -154,11 +286,13 @@ static void run_case(uint32_t c, uint64_t wait)
 	if (!check(wait_u32(&ap_case, c, wait), "case %u: the AP never got "
 		   "to '%s' (it is in case %u)", c, state_name[c / 2], ap_case))
 		return;
+	if (c / 2 == ST_CLI_HLT)	/* let it reach the hlt */
+		wait_u32(&never, 1, wait / 64);
 	t0 = tsc_begin();
-	send_ipi(shorthand ? 0 : 1, ICR_NMI | (shorthand ? ICR_ALL_BUT_SELF : 0));
+	send_ipi(shorthand, ICR_NMI, (uint32_t)fixed_dest);
 	end = t0 + wait;
 	while (rdtsc() < end) {
-		icr = mmio_read32(LAPIC_ICR_LO);
+		icr = icr_read();
 		if (!(icr & ICR_BUSY)) {
 			idle = true;
 			break;
@@ -181,7 +315,7 @@ static void run_case(uint32_t c, uint64_t wait)
 			(unsigned long long)wait, idle ? "yes" : "NO", icr);
 	check(nmi_hits[c] == 1, "case %u: %u NMI(s) handled", c, nmi_hits[c]);
 	check(idle, "case %u: ICR delivery status still busy", c);
-	if (nmi_hits[c])
+	if (nmi_hits[c] && c / 2 != ST_SYSCALL)	/* either ring there */
 		check((nmi_cs[c] & 3) == (c / 2 == ST_USER ? 3u : 0u),
 		      "case %u: interrupted CS %#llx", c,
 		      (unsigned long long)nmi_cs[c]);
@@ -194,25 +328,43 @@ int payload_main(const struct hvm_start_info *si)
 	uint32_t late = 0;
 
 	cmdline_u64(cmd, "wait", &wait);
+	cmdline_u64(cmd, "dest", &fixed_dest);
+	use_x2apic = cmdline_has(cmd, "x2apic");
+	use_logical = cmdline_has(cmd, "logical");
+	if (use_x2apic && !check(cpuid(1, 0).ecx & 1u << 21, "no x2APIC in CPUID"))
+		return 1;
+	if (!check(!(use_x2apic && use_logical), "x2apic and logical: pick one"))
+		return 1;
 	trap_set_gate(2, nmi_entry, 0, false);
-	irq_init();		/* copies the IDT above, the AP loads it */
+	trap_set_gate(WAKE_VEC, wake_entry, 0, false);
+	if (cmdline_has(cmd, "ist"))
+		use_ist();
+	gprintf("nmi_ipi: %s, %s destination, handler on %s\n",
+		use_x2apic ? "x2APIC (ICR MSR)" : "xAPIC (ICR MMIO)",
+		use_logical ? "flat logical" : "physical",
+		cmdline_has(cmd, "ist") ? "IST1" : "the interrupted stack");
+	/* INIT/SIPI go through the xAPIC page: x2APIC only after. */
 	ap_start(1, ap_main, NULL);
+	if (!check(wait_u32(&ap_up, 1, wait), "the AP never started"))
+		return 1;
+	apic_setup(0);
 	for (uint32_t c = 0; c < NCASES; c++) {
 		run_case(c, wait);
 		if (c / 2 == ST_HLT) {
 			/* Wake the AP if no NMI did. */
 			want_case = c + 1;
-			send_ipi(1, WAKE_VEC);
+			send_ipi(false, WAKE_VEC, 1);
 		}
 	}
 	want_case = DONE;
-	send_ipi(1, WAKE_VEC);
 	check(wait_u32(&ap_case, DONE, wait), "the AP never finished (case %u)",
 	      ap_case);
 	for (uint32_t c = 0; c < NCASES + 2; c++)
 		late += c < NCASES && nmi_hits[c] > 1 ? nmi_hits[c] - 1 :
 			c >= NCASES ? nmi_hits[c] : 0;
-	gprintf("nmi_ipi: %u NMI(s) outside their case\n", late);
+	gprintf("nmi_ipi: %u NMI(s) outside their case, %llu SYSCALLs\n",
+		late, (unsigned long long)sys_calls);
+	check(sys_calls > 0, "no SYSCALL came through");
 	gprintf("nmi_ipi: %u failure(s)\n", check_failures());
 	return check_failures() ? 1 : 0;
 }
