@@ -18,7 +18,12 @@
  *     emulated ring 0) to a vCPU halted with interrupts off was seen to
  *     leave the kicker at its VMCALL and the waiter halted for good (a
  *     2-vCPU Linux boot stuck in kvm_kick_cpu / kvm_wait).  Without the
- *     feature Linux keeps to native queued spinlocks.
+ *     feature Linux keeps to native queued spinlocks.  Likewise
+ *     PV_SEND_IPI and PV_SCHED_YIELD: there no VMCALL from emulated ring 0
+ *     ever completes (tests/guest/nmi_ipi.c hc=N: even an unknown
+ *     hypercall number leaves the vCPU at its VMCALL), and Linux's PV IPIs
+ *     hung a 2-vCPU boot in its first NMI backtrace (an RCU stall
+ *     report); without them Linux writes the x2APIC ICR, which works.
  *   - --cpuid +name/-name edits (cpuid_flags.h) last: hiding always
  *     works, showing only what KVM supports (else a warning), as QEMU
  *     does with -cpu host,+flag.
@@ -44,6 +49,10 @@
 #define CPUID1_ECX_CX16	(1u << 13)
 #define LEAF_KVM_FEATURES	0x40000001u
 #define KVM_PV_UNHALT		(1u << 7)	/* KVM_FEATURE_PV_UNHALT */
+#define KVM_PV_SEND_IPI		(1u << 11)	/* KVM_FEATURE_PV_SEND_IPI */
+#define KVM_PV_SCHED_YIELD	(1u << 13)	/* KVM_FEATURE_PV_SCHED_YIELD */
+/* The features whose use is a VMCALL from ring 0. */
+#define KVM_PV_VMCALLS	(KVM_PV_UNHALT | KVM_PV_SEND_IPI | KVM_PV_SCHED_YIELD)
 
 static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
 		   unsigned int ncpus, bool ring0_emulated)
@@ -66,7 +75,7 @@ static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
 		break;
 	case LEAF_KVM_FEATURES:
 		if (ring0_emulated)
-			e->eax &= ~KVM_PV_UNHALT;
+			e->eax &= ~KVM_PV_VMCALLS;
 		break;
 	}
 }

@@ -36,6 +36,8 @@ static const struct cpuid_feature features[] = {
 	{ "pdpe1gb",		EXT, 0, CPUID_EDX, 26 },
 	{ "rdtscp",		EXT, 0, CPUID_EDX, 27 },
 	{ "kvm-pv-unhalt",	KVM, 0, CPUID_EAX,  7 },
+	{ "kvm-pv-send-ipi",	KVM, 0, CPUID_EAX, 11 },
+	{ "kvm-pv-sched-yield",	KVM, 0, CPUID_EAX, 13 },
 };
 
 #define N_FEATURES	(sizeof(features) / sizeof(features[0]))

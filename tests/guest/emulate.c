@@ -7,7 +7,8 @@
  * fwait passes or raises #MF, clac/stac flip RFLAGS.AC.  Where the CPU
  * runs them itself the same checks pass.  With "ring0-emulated" on the
  * command line (the host emulates ring 0), CPUID must also hide what
- * minivmm hides there: CX16, and KVM's PV_UNHALT (vmm/cpuid.c).
+ * minivmm hides there: CX16, and KVM's PV_UNHALT, PV_SEND_IPI and
+ * PV_SCHED_YIELD (vmm/cpuid.c).
  * Also the second set (vmm/pvm/emulate_sys.h): int n delivers through the
  * IDT with RIP after it (#NP at it through a gate not present), xgetbv is
  * #UD without CR4.OSXSAVE, clwb/clflushopt touch memory for faults only,
@@ -183,6 +184,8 @@ static void test_cpuid(void)
 	gprintf("emulate: CPUID.1:ECX 0x%x, KVM features 0x%x\n", ecx1, kvm);
 	check(!(ecx1 & (1u << 13)), "CPUID shows CX16");
 	check(!(kvm & (1u << 7)), "CPUID shows KVM_FEATURE_PV_UNHALT");
+	check(!(kvm & (1u << 11)), "CPUID shows KVM_FEATURE_PV_SEND_IPI");
+	check(!(kvm & (1u << 13)), "CPUID shows KVM_FEATURE_PV_SCHED_YIELD");
 }
 
 extern const char int4_after[];
