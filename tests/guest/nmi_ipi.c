@@ -22,6 +22,13 @@
  * sends in flat logical destination mode (DFR flat, LDR one bit per CPU:
  * Linux's xAPIC default up to 8 CPUs); "x2apic" switches both CPUs to
  * x2APIC mode and sends through the ICR MSR (no delivery status there).
+ * "pvipi" sends through KVM's paravirtual IPI hypercall instead
+ * (VMCALL KVM_HC_SEND_IPI, a bitmap of APIC 1; Linux's way when CPUID
+ * offers KVM_FEATURE_PV_SEND_IPI), both send kinds alike; as Linux, only
+ * if CPUID offers it (else the ICR, and the first line says so).
+ * "hc=N" first makes one VMCALL with RAX = N (RBX = 2, RCX = RDX = 0,
+ * RSI = the wake-up vector: KVM_HC_SEND_IPI of a plain interrupt to APIC
+ * 1 for N = 10) and prints what it returned.
  * "dest=N" sends the fixed-destination NMIs to APIC N instead: with no
  * such CPU those cases must time out and say so (the test's own check).
  */
@@ -62,7 +69,8 @@ volatile uint32_t want_case = DONE + 1, ap_case = DONE + 1;
 volatile uint32_t nmi_hits[NCASES + 2];
 volatile uint64_t nmi_tsc[NCASES + 2], nmi_cs[NCASES + 2];
 volatile uint32_t wakes, ap_up, never;
-bool use_x2apic, use_logical;
+bool use_x2apic, use_logical, use_pvipi;
+int64_t pvipi_ret;
 uint64_t fixed_dest = 1;
 extern const char nmi_entry[], wake_entry[];
 static uint8_t ist_stack[8192] __attribute__((aligned(16)));
@@ -235,11 +243,32 @@ static void apic_setup(uint32_t id)
 	}
 }
 
+/* KVM_HC_SEND_IPI: bitmap of APIC IDs from 0, the ICR's low bits; RAX =
+ * how many got it, or -errno. */
+static int64_t kvm_hypercall(uint64_t nr, uint64_t a0, uint64_t a1,
+			     uint64_t a2, uint64_t a3)
+{
+	int64_t ret;
+
+	__asm__ volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(a0), "c"(a1),
+			 "d"(a2), "S"(a3) : "memory");
+	return ret;
+}
+
+static int64_t kvm_send_ipi(uint64_t bitmap, uint32_t icr)
+{
+	return kvm_hypercall(10, bitmap, 0, 0, icr);
+}
+
 /* To APIC apic (its logical bit in flat mode), or by shorthand. */
 static void send_ipi(bool shorthand, uint32_t lo, uint32_t apic)
 {
 	uint32_t dest = use_logical ? 1u << (apic & 7) : apic;
 
+	if (use_pvipi) {
+		pvipi_ret = kvm_send_ipi(1ull << apic, lo & 0x7ff);
+		return;
+	}
 	if (shorthand)
 		lo |= ICR_ALL_BUT_SELF;
 	else if (use_logical)
@@ -299,6 +328,9 @@ static void run_case(uint32_t c, uint64_t wait)
 		}
 	}
 	idle_at = rdtsc() - t0;
+	if (use_pvipi)
+		gprintf("nmi_ipi: case %u: KVM_HC_SEND_IPI returned %lld\n", c,
+			(long long)pvipi_ret);
 	while (!nmi_hits[c] && rdtsc() < end)
 		__asm__ volatile("pause");
 	if (nmi_hits[c])
@@ -324,13 +356,16 @@ static void run_case(uint32_t c, uint64_t wait)
 int payload_main(const struct hvm_start_info *si)
 {
 	const char *cmd = start_info_cmdline(si);
-	uint64_t wait = WAIT_DEFAULT;
+	uint64_t wait = WAIT_DEFAULT, hc;
 	uint32_t late = 0;
 
 	cmdline_u64(cmd, "wait", &wait);
 	cmdline_u64(cmd, "dest", &fixed_dest);
 	use_x2apic = cmdline_has(cmd, "x2apic");
 	use_logical = cmdline_has(cmd, "logical");
+	use_pvipi = cmdline_has(cmd, "pvipi") &&
+		    cpuid(0x40000000, 0).eax >= 0x40000001 &&
+		    cpuid(0x40000001, 0).eax & 1u << 11;
 	if (use_x2apic && !check(cpuid(1, 0).ecx & 1u << 21, "no x2APIC in CPUID"))
 		return 1;
 	if (!check(!(use_x2apic && use_logical), "x2apic and logical: pick one"))
@@ -339,10 +374,18 @@ int payload_main(const struct hvm_start_info *si)
 	trap_set_gate(WAKE_VEC, wake_entry, 0, false);
 	if (cmdline_has(cmd, "ist"))
 		use_ist();
-	gprintf("nmi_ipi: %s, %s destination, handler on %s\n",
+	gprintf("nmi_ipi: %s%s, %s destination, handler on %s\n",
+		use_pvipi ? "KVM_HC_SEND_IPI, " : cmdline_has(cmd, "pvipi") ?
+		"no PV_SEND_IPI in CPUID: " : "",
 		use_x2apic ? "x2APIC (ICR MSR)" : "xAPIC (ICR MMIO)",
 		use_logical ? "flat logical" : "physical",
 		cmdline_has(cmd, "ist") ? "IST1" : "the interrupted stack");
+	if (cmdline_u64(cmd, "hc", &hc)) {
+		gprintf("nmi_ipi: VMCALL %llu ...\n", (unsigned long long)hc);
+		gprintf("nmi_ipi: VMCALL %llu returned %lld\n",
+			(unsigned long long)hc,
+			(long long)kvm_hypercall(hc, 2, 0, 0, WAKE_VEC));
+	}
 	/* INIT/SIPI go through the xAPIC page: x2APIC only after. */
 	ap_start(1, ap_main, NULL);
 	if (!check(wait_u32(&ap_up, 1, wait), "the AP never started"))
