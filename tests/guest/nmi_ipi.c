@@ -380,6 +380,7 @@ int payload_main(const struct hvm_start_info *si)
 		use_x2apic ? "x2APIC (ICR MSR)" : "xAPIC (ICR MMIO)",
 		use_logical ? "flat logical" : "physical",
 		cmdline_has(cmd, "ist") ? "IST1" : "the interrupted stack");
+	gprintf("nmi_ipi: TSC %u kHz\n", tsc_khz(NULL));
 	if (cmdline_u64(cmd, "hc", &hc)) {
 		gprintf("nmi_ipi: VMCALL %llu ...\n", (unsigned long long)hc);
 		gprintf("nmi_ipi: VMCALL %llu returned %lld\n",
