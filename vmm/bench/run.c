@@ -67,13 +67,22 @@ void bench_boot_row(struct bench_run *b, const char *name, const char *config,
 {
 	struct bench_result *x = bench_new_row(b, name, 0, config, "minivmm",
 					       "boot");
+
+	if (bench_row_samples(b, x, ns, n, "no --timing milestones") < 0)
+		return;
+	snprintf(x->extra, sizeof(x->extra), "%s", note);
+}
+
+int bench_row_samples(struct bench_run *b, struct bench_result *x,
+		      uint64_t *ns, size_t n, const char *why_none)
+{
 	struct bench_summary s;
 
 	if (bench_summarize(ns, n, &s) < 0) {
 		x->status = BENCH_FAILED;
-		snprintf(x->note, sizeof(x->note), "no --timing milestones");
+		snprintf(x->note, sizeof(x->note), "%s", why_none);
 		b->failed = true;
-		return;
+		return -1;
 	}
 	x->repeats = (unsigned int)n;
 	x->iters = 1;
@@ -81,5 +90,5 @@ void bench_boot_row(struct bench_run *b, const char *name, const char *config,
 	x->median_ns = (double)s.median;
 	x->p10_ns = (double)s.p10;
 	x->p90_ns = (double)s.p90;
-	snprintf(x->extra, sizeof(x->extra), "%s", note);
+	return 0;
 }

@@ -43,6 +43,10 @@ struct bench_result *bench_new_row(struct bench_run *b, const char *name,
 /* A boot-group row from per-boot times (ns); failed if n = 0. */
 void bench_boot_row(struct bench_run *b, const char *name, const char *config,
 		    uint64_t *ns, size_t n, const char *note);
+/* Fills x's repeats and percentiles from n samples of one op each;
+ * without samples marks x (and the run) failed with why_none: -1. */
+int bench_row_samples(struct bench_run *b, struct bench_result *x,
+		      uint64_t *ns, size_t n, const char *why_none);
 void bench_fail_row(struct bench_result *x, const struct bench_child *c,
 		    const char *what);
 

@@ -16,20 +16,9 @@ struct bench_result *bench_snapshot_row(struct bench_run *b, const char *name,
 {
 	struct bench_result *x = bench_new_row(b, name, 0, "default",
 					       "minivmm", "snapshot");
-	struct bench_summary sum;
 
-	if (bench_summarize(ns, n, &sum) < 0) {
-		x->status = BENCH_FAILED;
-		snprintf(x->note, sizeof(x->note), "no samples (a run failed)");
-		b->failed = true;
+	if (bench_row_samples(b, x, ns, n, "no samples (a run failed)") < 0)
 		return x;
-	}
-	x->repeats = (unsigned int)n;
-	x->iters = 1;
-	x->ops_total = n;
-	x->median_ns = (double)sum.median;
-	x->p10_ns = (double)sum.p10;
-	x->p90_ns = (double)sum.p90;
 	snprintf(x->note, sizeof(x->note), "%s", note);
 	return x;
 }
