@@ -122,10 +122,25 @@ static void kicks_per_op(struct bench_result *x)
 		 strtod(v, NULL) / (double)x->ops_total);
 }
 
-/* ns from cycles where the guest knew no TSC rate (kvm-floor's rate is
- * the host's); then each row's floor and its ratio. */
+/* The host's TSC rate: kvm-floor's, or with --no-floor the one the
+ * payload reported under minivmm (both come from KVM_GET_TSC_KHZ). */
+static uint32_t host_khz(const struct bench_run *b)
+{
+	char v[32];
+
+	if (b->floor_khz)
+		return b->floor_khz;
+	if (bench_word(b->host.payload_info, "tsc_khz", v, sizeof(v)))
+		return (uint32_t)strtoul(v, NULL, 10);
+	return 0;
+}
+
+/* ns from cycles where the guest knew no TSC rate (QEMU's payload runs);
+ * then each row's floor and its ratio. */
 void bench_apply_floor(struct bench_run *b)
 {
+	uint32_t khz = host_khz(b);
+
 	for (size_t i = 0; i < b->res.n; i++) {
 		struct bench_result *x = &b->res.v[i];
 		bool trapped = strstr(x->config, "trap") ||
@@ -136,8 +151,8 @@ void bench_apply_floor(struct bench_run *b)
 		    !strcmp(x->vmm, "host"))
 			continue;
 		kicks_per_op(x);
-		if (x->median_ns < 0 && x->median_cycles >= 0 && b->floor_khz)
-			ns_from_cycles(x, b->floor_khz);
+		if (x->median_ns < 0 && x->median_cycles >= 0 && khz)
+			ns_from_cycles(x, khz);
 		/* QEMU leaves the MSR the payload uses to KVM. */
 		if (!bench_floor_for(x->name, x->ring, strcmp(x->vmm, "qemu") ?
 				     x->config : "msr=allow", trapped,
