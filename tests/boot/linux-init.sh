@@ -55,6 +55,13 @@ read -r cmdline </proc/cmdline
 # page's mailbox after the command line's: its test's parameters.
 case " $cmdline " in
 *" minivmm.ready=port "*)
+	# Without mvsnap no snapshot comes: fail now, not wait at a shell.
+	if [ ! -x /bin/mvsnap ]; then
+		echo "@@ minivmm.ready=port but this initramfs has no /bin/mvsnap" \
+		     "(tools/mkinitramfs.sh tests/boot/linux-init.sh build/linux/mvsnap)"
+		devmem $EXIT_MMIO 32 1
+		reboot -f
+	fi
 	/bin/mvsnap ready >/ready.env
 	while IFS= read -r line; do
 		case $line in ARGS=*) cmdline="$cmdline ${line#ARGS=}" ;; esac

@@ -25,6 +25,7 @@ struct lx {
 		 shell[MAX_REPEAT], verdict[MAX_REPEAT], boot_verdict[1];
 	size_t nready, nwrite, nrestore, nboot;
 	double file_mib, data_mib;
+	char why[BENCH_NOTE_MAX];	/* why no snapshot came (the row's note) */
 };
 
 /* exe ARGS... --timing --console none (boots) */
@@ -39,15 +40,16 @@ static uint64_t ns(double ms)
 	return (uint64_t)(ms * 1e6);
 }
 
-/* A boot to the ready point, where init asks for the snapshot. */
-static void take(struct lx *l)
+/* A boot to the ready point, where init asks for the snapshot; false
+ * (and l->why) when none came: later boots would fail the same way. */
+static bool take(struct lx *l)
 {
 	const char *args[] = { "--kernel", l->b->o.linux_kernel, "--initrd",
 			       l->b->o.linux_initrd, "-m", "128M", "--rng",
 			       "--append", l->append, "--snapshot", l->snap,
 			       "--snapshot-at", "port", NULL };
 	struct bench_child ch;
-	double t, ms;
+	double t = -1, ms;
 
 	bench_progress(l->b, "snapshot", "linux-boot-to-ready");
 	unlink(l->snap);
@@ -57,8 +59,16 @@ static void take(struct lx *l)
 		if (bench_snapshot_written(ch.err, &ms, &l->file_mib,
 					   &l->data_mib) == 0)
 			l->write[l->nwrite++] = ns(ms);
+	} else {
+		/* linux-init.sh fails at once without mvsnap. */
+		snprintf(l->why, sizeof(l->why), "no snapshot: the boot to "
+			 "the ready point %s %d; does INITRD hold /bin/mvsnap?",
+			 ch.timed_out ? "timed out, status" :
+			 "ended with status", ch.status);
+		fprintf(stderr, "minivmm bench: snapshot: %s\n", l->why);
 	}
 	bench_child_free(&ch);
+	return t > 0;
 }
 
 static void restore(struct lx *l)
@@ -189,13 +199,19 @@ void bench_run_snapshot_linux(struct bench_run *b)
 		 "");
 	snprintf(l.env, sizeof(l.env), "ARGS=%s", CHECKS);
 	for (unsigned int i = 0; i < reps; i++) {
-		take(&l);
+		if (!take(&l))
+			break;
 		restore(&l);
 	}
-	boot_whole(&l);
+	if (l.nready)
+		boot_whole(&l);
 	ready = bench_snapshot_row(b, "snap_linux_boot_ready", l.ready,
 				   l.nready, "boot: process start to init's "
 				   "ready point (its snapshot request)");
+	if (!l.nready) {
+		memcpy(ready->note, l.why, sizeof(ready->note));
+		return;
+	}
 	snprintf(note, sizeof(note), "snapshot write (pause to file "
 		 "renamed); file %.0f MiB (sparse), %.1f MiB written",
 		 l.file_mib, l.data_mib);
