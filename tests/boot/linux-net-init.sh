@@ -52,7 +52,11 @@ pings() {
 }
 check ping-host pings
 grep -E "bytes from|packets" /tmp/ping.out
+# /proc/uptime around it: the guest's own clock, 10 ms steps.
+t0=$(cut -d" " -f1 /proc/uptime)
 check wget-blob 'wget -q -O /tmp/blob "http://$host:8080/blob"'
+t1=$(cut -d" " -f1 /proc/uptime)
+echo "@@ time host-to-guest $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') s for $(wc -c </tmp/blob) bytes"
 got=$(sha256sum /tmp/blob | cut -d" " -f1)
 echo "@@ sha $got"
 check blob-sha '[ "$got" = "$sha" ]'

@@ -6,6 +6,9 @@
 # from busybox httpd on the tap address and compares its SHA-256, then
 # serves it back over its own busybox httpd: the host fetches it with wget
 # and compares too.
+# MINIVMM_NET_BLOB_MIB (default 1) sizes the blob and MINIVMM_NET_OFFLOAD
+# (on|off) passes offload= to --net; the run times both transfers
+# ("time" lines): how the offloads were measured (README, virtio-net).
 # Prints "SKIP: ..." without root, /dev/net/tun, ip, busybox, the kernel,
 # or guest user space (a PVM host needs --syscall-fix).  Boot limits are
 # safety nets, not assertions.
@@ -72,13 +75,13 @@ ip -n "$NS" addr add "$HOST_IP/24" dev tap0
 ip -n "$NS" link set tap0 up
 
 mkdir -p "$TMP/www"
-head -c $((1 << 20)) /dev/urandom >"$TMP/www/blob"
+head -c $((${MINIVMM_NET_BLOB_MIB:-1} << 20)) /dev/urandom >"$TMP/www/blob"
 sha=$(sha256sum <"$TMP/www/blob" | cut -d' ' -f1)
 ip netns exec "$NS" busybox httpd -f -p "$HOST_IP:8080" -h "$TMP/www" &
 PIDS+=($!)
 timeout -k 5 $((BOOT_LIMIT + 30)) ip netns exec "$NS" "$MINIVMM" -m 512M \
 	--kernel "$kernel" --initrd "$initrd" --timeout "$BOOT_LIMIT" \
-	--net "tap=tap0,mac=$MAC" --stats-json "$TMP/linux-net.json" \
+	--net "tap=tap0,mac=$MAC${MINIVMM_NET_OFFLOAD:+,offload=$MINIVMM_NET_OFFLOAD}" --stats-json "$TMP/linux-net.json" \
 	--append "$ARGS minivmm.ip=$GUEST_IP minivmm.host=$HOST_IP minivmm.mac=$MAC minivmm.sha=$sha" \
 	</dev/null >"$TMP/linux-net.out" 2>"$TMP/linux-net.err" &
 vmpid=$!
@@ -89,8 +92,11 @@ done
 # busybox 1.35's wget crashes with -T: timeout(1) bounds it instead.  The
 # guest listens on 9001 before it says "serving"; a few tries all the same.
 if kill -0 $vmpid 2>/dev/null; then
+	t0=$(date +%s.%N)
 	timeout 600 ip netns exec "$NS" busybox wget -q -O "$TMP/back" \
 		"http://$GUEST_IP:8080/blob"
+	t1=$(date +%s.%N)
+	echo "    time guest-to-host $(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') s for $(stat -c %s "$TMP/back") bytes"
 	for i in 1 2 3 4 5; do
 		echo fetched | timeout 60 ip netns exec "$NS" \
 			busybox nc "$GUEST_IP" 9001 && break
@@ -100,7 +106,7 @@ fi
 wait $vmpid
 status=$?
 expect linux-net 0 '@@ verdict 0'
-grep -E '^@@ (FAIL|sha)|packets|eth0:' "$TMP/linux-net.out" | sed 's/^/    /'
+grep -E '^@@ (FAIL|sha|time)|packets|eth0:' "$TMP/linux-net.out" | sed 's/^/    /'
 for c in eth0-driver eth0-mac ping-host wget-blob blob-sha httpd host-fetched; do
 	grep -q "^@@ ok $c" "$TMP/linux-net.out" && pass "linux-net-$c" ||
 		fail "linux-net-$c" "no '@@ ok $c' on the console"
