@@ -106,3 +106,20 @@ vm bench-linux-missing 30 bench --cases boot --linux-kernel "$TMP/none" \
 expect bench-linux-missing 2 '' "--linux-kernel '.*/none': No such file"
 vm bench-linux-repeat 30 bench --linux-repeat 21
 expect bench-linux-repeat 2 '' "--linux-repeat '21': expected 1..20"
+
+# --vmm-cpu: the children run on that CPU only (a floor that records its
+# own affinity, then runs the real one), and the run says so.
+cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
+printf '#!/bin/sh\ngrep Cpus_allowed_list /proc/self/status >%s\nexec %s "$@"\n' \
+	"$TMP/floor-affinity" "$(realpath "$FLOOR")" >"$TMP/floor-wrap"
+chmod +x "$TMP/floor-wrap"
+vm bench-vmm-cpu 120 bench --vmm-cpu "$cpu" --repeat 1 --target-ms 5 \
+	--cases port_in:0 --payload "$GUESTS/bench.elf" --floor "$TMP/floor-wrap"
+expect bench-vmm-cpu 0 "^placement: every VMM on CPU $cpu,"
+grep -qE "^Cpus_allowed_list:[[:space:]]+$cpu\$" "$TMP/floor-affinity" &&
+	pass bench-vmm-cpu-pinned ||
+	fail bench-vmm-cpu-pinned "floor ran on $(cat "$TMP/floor-affinity" 2>/dev/null)"
+vm bench-vmm-cpu-bad 30 bench --vmm-cpu 4096
+expect bench-vmm-cpu-bad 2 '' "--vmm-cpu '4096': expected a CPU number"
+vm bench-vmm-cpu-off 30 bench --vmm-cpu 1000
+expect bench-vmm-cpu-off 2 '' "--vmm-cpu '1000': not a CPU this process may run on"

@@ -82,6 +82,8 @@ struct bench_host {
 	char date[64];
 	char load_start[64], load_end[64];	/* /proc/loadavg 1/5/15 min */
 	unsigned int repeats;
+	bool pinned;			/* --vmm-cpu given: */
+	int vmm_cpu;			/* every VMM on this host CPU */
 };
 
 /* --- parse.c: pure -------------------------------------------------- */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* `minivmm bench` options. */
 #include "vmm/bench/bench.h"
+#include "vmm/bench/pin.h"
 #include "vmm/bench/plan.h"
 #include "vmm/parse.h"
 
@@ -9,7 +10,7 @@
 
 enum { OPT_REPEAT = 256, OPT_CASES, OPT_JSON, OPT_REPORT, OPT_PEER,
        OPT_PAYLOAD, OPT_FLOOR, OPT_NO_FLOOR, OPT_TARGET, OPT_LINUX_KERNEL,
-       OPT_LINUX_INITRD, OPT_LINUX_APPEND, OPT_LINUX_REPEAT };
+       OPT_LINUX_INITRD, OPT_LINUX_APPEND, OPT_LINUX_REPEAT, OPT_VMM_CPU };
 
 void bench_usage(FILE *out)
 {
@@ -19,6 +20,7 @@ void bench_usage(FILE *out)
 "                     [--payload ELF] [--floor PROGRAM] [--no-floor]\n"
 "                     [--linux-kernel FILE --linux-initrd FILE]\n"
 "                     [--linux-append STRING] [--linux-repeat N]\n"
+"                     [--vmm-cpu N]\n"
 "\n"
 "Boots the benchmark payload under each configuration its cases need,\n"
 "runs the kvm-floor tool for the bare-KVM cost of the same instructions,\n"
@@ -43,7 +45,11 @@ void bench_usage(FILE *out)
 "                   initramfs (init: tests/boot/linux-init.sh), 1 vCPU:\n"
 "                   kernel entry, first kernel line, Run /init, init's\n"
 "                   first line and verdict; --linux-append adds kernel\n"
-"                   parameters, --linux-repeat N boots (1..20, default 3)\n",
+"                   parameters, --linux-repeat N boots (1..20, default 3)\n"
+"  --vmm-cpu N      run every VMM (minivmm, QEMU, kvm-floor) on host CPU N\n"
+"                   only and the net cases' traffic threads on the other\n"
+"                   CPUs: the same placement for every VMM (default: the\n"
+"                   host's scheduler places each thread)\n",
 	      out);
 }
 
@@ -97,6 +103,10 @@ static int one(struct bench_opts *o, int c, const char *v)
 	case OPT_LINUX_APPEND: o->linux_append = v; return 0;
 	case OPT_LINUX_REPEAT:
 		return number("--linux-repeat", v, 20, &o->linux_repeat);
+	case OPT_VMM_CPU:
+		if (bench_pin_set(v, err, sizeof(err)) < 0)
+			return bad("--vmm-cpu", v, err);
+		return 0;
 	}
 	return -1;
 }
@@ -117,6 +127,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv)
 		{ "linux-initrd", required_argument, NULL, OPT_LINUX_INITRD },
 		{ "linux-append", required_argument, NULL, OPT_LINUX_APPEND },
 		{ "linux-repeat", required_argument, NULL, OPT_LINUX_REPEAT },
+		{ "vmm-cpu", required_argument, NULL, OPT_VMM_CPU },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

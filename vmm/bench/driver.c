@@ -14,6 +14,7 @@
 #include "vmm/bench/hostio.h"
 #include "vmm/bench/linux.h"
 #include "vmm/bench/net.h"
+#include "vmm/bench/pin.h"
 #include "vmm/bench/plan.h"
 #include "vmm/bench/run.h"
 #include "vmm/bench/snapshot.h"
@@ -487,6 +488,8 @@ int bench_main(int argc, char **argv)
 	b.t0 = bench_now_s();
 	b.steps = count_steps(&b, used);
 	b.host.repeats = b.o.repeat;
+	b.host.vmm_cpu = bench_pin_cpu();
+	b.host.pinned = b.host.vmm_cpu >= 0;
 	bench_host_describe(&b.host);
 	if (any_blk(&b) && bench_disk_prepare(&b) < 0) {
 		cleanup(&b);

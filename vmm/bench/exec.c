@@ -4,6 +4,7 @@
  * timeout. */
 #include "vmm/bench/exec.h"
 #include "vmm/bench/counters.h"
+#include "vmm/bench/pin.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +60,7 @@ static void child(char *const argv[], int out, int err, int go)
 	if (read(go, &c, 1) != 1 || null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 ||
 	    dup2(err, 2) < 0)
 		_exit(126);
+	bench_pin_vmm();
 	execvp(argv[0], argv);
 	dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);

@@ -124,6 +124,9 @@ int bench_markdown_write(FILE *out, const struct bench_results *r,
 		"start, %s at end (other work on the host inflates and "
 		"spreads every number)\n", h->date, h->cpu, h->kernel, h->kvm,
 		h->repeats, h->load_start, h->load_end);
+	if (h->pinned)
+		fprintf(out, "- Placement: every VMM on CPU %d, the traffic "
+			"threads on the others (`--vmm-cpu`)\n", h->vmm_cpu);
 	if (h->payload_info[0])
 		fprintf(out, "- Payload platform: `%s`\n", h->payload_info);
 	if (h->floor_info[0])

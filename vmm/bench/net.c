@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The virtio-net cases' host side; see net.h. */
 #include "vmm/bench/net.h"
+#include "vmm/bench/pin.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -216,6 +217,7 @@ static void *run_peer(void *arg)
 	int s = udp_socket(peer.sink ? BENCH_NET_SINK_PORT : 0);
 
 	(void)arg;
+	bench_pin_traffic();
 	if (s < 0)
 		return NULL;
 	if (peer.sink)

@@ -49,6 +49,9 @@ int bench_write_outputs(const struct bench_opts *o,
 
 	printf("minivmm bench: %s; %s; repeats %u; %.1f s\n", h->cpu, h->kvm,
 	       h->repeats, elapsed_s);
+	if (h->pinned)
+		printf("placement: every VMM on CPU %d, the traffic threads on "
+		       "the others (--vmm-cpu)\n", h->vmm_cpu);
 	printf("load average (1/5/15 min): %s at start, %s at end\n",
 	       h->load_start, h->load_end);
 	if (h->payload_info[0])

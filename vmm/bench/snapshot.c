@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Snapshot benchmarks (snapshot.h). */
 #include "vmm/bench/snapshot.h"
+#include "vmm/bench/pin.h"
 #include "vmm/bench/snapshot_linux.h"
 #include "vmm/bench/snapshot_rows.h"
 #include "vmm/bench/run.h"
@@ -89,6 +90,7 @@ static pid_t spawn(struct snap_bench *s)
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		bench_pin_vmm();
 		freopen("/dev/null", "r", stdin);
 		freopen("/dev/null", "w", stdout);
 		freopen("/dev/null", "w", stderr);

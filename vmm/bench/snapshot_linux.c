@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The Linux rows of the snapshot group (snapshot_linux.h). */
 #include "vmm/bench/snapshot_linux.h"
+#include "vmm/bench/pin.h"
 #include "vmm/bench/run.h"
 #include "vmm/bench/snapshot_rows.h"
 
@@ -115,6 +116,7 @@ static pid_t spawn(struct lx *l)
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		bench_pin_vmm();
 		freopen("/dev/null", "r", stdin);
 		freopen("/dev/null", "w", stdout);
 		freopen("/dev/null", "w", stderr);
