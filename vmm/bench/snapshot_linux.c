@@ -128,18 +128,26 @@ static pid_t spawn(struct lx *l)
 	return pid;
 }
 
-/* Each restore's Rss and Pss (KiB) into rss[]/pss[]: true only if all
- * are still running (a gone or reaped one reads as nothing). */
+/* The restores' summed Rss and Pss (KiB) into rss and pss: true only if
+ * all are still running (a gone or reaped one reads as nothing). */
 static bool sample(const pid_t *pid, long *rss, long *pss)
 {
+	long r = 0, p = 0;
+
 	for (int i = 0; i < PARALLEL; i++) {
+		long ri, pi;
+
 		if (waitpid(pid[i], NULL, WNOHANG) != 0)
 			return false;
-		rss[i] = bench_smaps_kib(pid[i], "Rss");
-		pss[i] = bench_smaps_kib(pid[i], "Pss");
-		if (rss[i] <= 0 || pss[i] <= 0)
+		ri = bench_smaps_kib(pid[i], "Rss");
+		pi = bench_smaps_kib(pid[i], "Pss");
+		if (ri <= 0 || pi <= 0)
 			return false;
+		r += ri;
+		p += pi;
 	}
+	*rss = r;
+	*pss = p;
 	return true;
 }
 
@@ -152,7 +160,7 @@ static void parallel(struct lx *l)
 					       0, "default", "minivmm",
 					       "snapshot");
 	pid_t pid[PARALLEL];
-	long rss[PARALLEL], pss[PARALLEL], sum_rss = 0, sum_pss = 0;
+	long sum_rss = 0, sum_pss = 0;
 	double at = 0;
 
 	bench_progress(l->b, "snapshot", "linux-parallel");
@@ -160,13 +168,8 @@ static void parallel(struct lx *l)
 		pid[i] = spawn(l);
 	for (int t = 1; t <= SETTLE_S * 10; t++) {
 		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
-		if (!sample(pid, rss, pss))
+		if (!sample(pid, &sum_rss, &sum_pss))
 			break;
-		sum_rss = sum_pss = 0;
-		for (int i = 0; i < PARALLEL; i++) {
-			sum_rss += rss[i];
-			sum_pss += pss[i];
-		}
 		at = t / 10.0;
 	}
 	for (int i = 0; i < PARALLEL; i++) {
