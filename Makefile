@@ -21,14 +21,24 @@ CFLAGS	+= -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS	+= -fsanitize=address,undefined
 endif
 
-VMM_SRCS	:= $(wildcard vmm/*.c vmm/*/*.c devices/*.c devices/*/*.c) \
+VMM_SRCS	:= $(wildcard vmm/*.c vmm/*/*.c vmm/*/*/*.c \
+			devices/*.c devices/*/*.c) \
 		   $(wildcard firmware/lib/*.c)
 VMM_LIB_SRCS	:= $(filter-out vmm/main.c,$(VMM_SRCS))
 VMM_LIB_OBJS	:= $(VMM_LIB_SRCS:%.c=$(BUILD)/host/%.o)
+# The benchmark driver and the test runner: programs of their own that
+# start minivmm as a child (`minivmm bench|test` runs them); each is a
+# library plus a main, so the unit tests can link the library.
+BENCH_LIB_SRCS	:= $(filter-out tools/bench/main.c,$(wildcard tools/bench/*.c)) \
+		   tools/vmm_path.c
+TEST_LIB_SRCS	:= $(filter-out tools/test/main.c,$(wildcard tools/test/*.c))
 UNIT_SRCS	:= $(wildcard tests/unit/check_*.c)
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TOOL_LIBS	:= $(BUILD)/libminivmm-test.a $(BUILD)/libminivmm-bench.a \
+		   $(BUILD)/libminivmm.a
 
-all: $(BUILD)/minivmm $(BUILD)/firmware.bin guests tools
+all: $(BUILD)/minivmm $(BUILD)/minivmm-bench $(BUILD)/minivmm-test \
+	$(BUILD)/firmware.bin guests tools
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -38,12 +48,27 @@ $(BUILD)/libminivmm.a: $(VMM_LIB_OBJS)
 	@rm -f $@
 	ar qcs $@ $^
 
+$(BUILD)/libminivmm-bench.a: $(BENCH_LIB_SRCS:%.c=$(BUILD)/host/%.o)
+	@rm -f $@
+	ar qcs $@ $^
+
+$(BUILD)/libminivmm-test.a: $(TEST_LIB_SRCS:%.c=$(BUILD)/host/%.o)
+	@rm -f $@
+	ar qcs $@ $^
+
 $(BUILD)/minivmm: $(BUILD)/host/vmm/main.o $(BUILD)/libminivmm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libminivmm.a
+$(BUILD)/minivmm-bench: $(BUILD)/host/tools/bench/main.o \
+			$(BUILD)/libminivmm-bench.a $(BUILD)/libminivmm.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/minivmm-test: $(BUILD)/host/tools/test/main.o $(TOOL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(TOOL_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libminivmm.a \
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(TOOL_LIBS) \
 		$(LDLIBS) $(shell pkg-config --libs check)
 
 unit: $(UNIT_BINS)
@@ -67,7 +92,8 @@ run: deps
 check: deps
 	@$(MAKE) --no-print-directory all unit
 	@$(MAKE) --no-print-directory SAN=1 BUILD=build-asan \
-		build-asan/minivmm build-asan/firmware.bin unit
+		build-asan/minivmm build-asan/minivmm-bench \
+		build-asan/minivmm-test build-asan/firmware.bin unit
 	@$(MAKE) --no-print-directory fuzz-build
 	@tools/build-kernel.sh >/dev/null	# the Linux test's kernel, cached
 	@tests/run.sh

@@ -7,14 +7,14 @@
  * case: BENCH_UNROLL-times-unrolled loops of the same instructions the
  * payload (tests/guest/bench.c) times, entered at CPL 0 or 3, timed with
  * RDTSC inside the guest.  The host side of each exit is the minimum.
- * Calibration, repeats and the output line come from vmm/bench/stats.c;
+ * Calibration, repeats and the output line come from tools/bench/stats.c;
  * no other minivmm code is used.
  *
  * By default the VM gets the in-kernel irqchip and PIT as minivmm's does,
  * so the kernel's device lookups before a user exit are the same.
  */
 #include "tools/kvm_floor.h"
-#include "vmm/bench/stats.h"
+#include "tools/bench/stats.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -41,7 +41,7 @@ static const char *const usage_text =
 "                 [--msr-user IDX] [--msr-kernel IDX] [--msr-passthru IDX]\n"
 "                 [--no-irqchip]\n"
 "Times bare KVM exits from a minimal guest; one BENCH line per case\n"
-"(format: vmm/bench/stats.h).  NAME:RING in --cases picks one ring.\n";
+"(format: tools/bench/stats.h).  NAME:RING in --cases picks one ring.\n";
 
 /* Calibrates, then times o->repeats runs; prints the BENCH line. */
 static int time_case(struct floor_vm *f, const struct floor_case *c,
@@ -88,7 +88,7 @@ static int time_case(struct floor_vm *f, const struct floor_case *c,
 /* --- cases and options ---------------------------------------------------- */
 
 /* The cases, in output order.  Names match the payload's where the
- * instructions are the same (see bench_floor_for() in vmm/bench/plan.c). */
+ * instructions are the same (see bench_floor_for() in tools/bench/plan.c). */
 static size_t all_cases(struct floor_case *out, const struct opts *o)
 {
 	const uint32_t u = o->vm.msr_user, k = o->msr_kernel;

@@ -53,7 +53,7 @@ struct floor_vm {
 #define FLOOR_MMIO_GPA		0xc0000000ull	/* no memslot */
 #define FLOOR_PORT		0x1234		/* unclaimed */
 
-/* Stub entry points (host copies, for their offsets; see vmm/bench/loops.h). */
+/* Stub entry points (host copies, for their offsets; see tools/bench/loops.h). */
 extern const char floor_stub_in[], floor_stub_out[], floor_stub_load[];
 extern const char floor_stub_store[], floor_stub_rdmsr[], floor_stub_wrmsr[];
 extern const char floor_stub_pair_rd[], floor_stub_pair_wr[];

@@ -2,12 +2,12 @@
 /*
  * kvm-floor's VM: the tiny guest (long mode straight from KVM_SET_SREGS,
  * 2 MiB identity pages over 4 GiB, user-accessible, an IDT whose #GP
- * handler skips the 2-byte rdmsr/wrmsr), the stubs of vmm/bench/loops.h
+ * handler skips the 2-byte rdmsr/wrmsr), the stubs of tools/bench/loops.h
  * copied into it, and the bare exit loop: KVM_RUN, answer, re-enter.
  * Each stub ends with an 8-byte MMIO write of its TSC delta to a doorbell.
  */
 #include "tools/kvm_floor.h"
-#include "vmm/bench/loops.h"
+#include "tools/bench/loops.h"
 
 #include <errno.h>
 #include <fcntl.h>

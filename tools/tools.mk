@@ -6,7 +6,7 @@
 TOOLS_BINS	:= $(BUILD)/kvm-floor $(BUILD)/linux/mvsnap
 KVM_FLOOR_OBJS	:= $(BUILD)/host/tools/kvm_floor.o \
 		   $(BUILD)/host/tools/kvm_floor_vm.o \
-		   $(BUILD)/host/vmm/bench/stats.o
+		   $(BUILD)/host/tools/bench/stats.o
 
 tools: $(TOOLS_BINS)
 

@@ -29,7 +29,7 @@
 #define LAYOUT_PCI32_SIZE	0x20000000ull
 #define LAYOUT_ECAM_BASE	0xe0000000ull
 #define LAYOUT_ECAM_MAX_BUSES	256
-#define LAYOUT_SNAPCTL_BASE	0xfe000000ull	/* devices/snapctl.h */
+#define LAYOUT_SNAPCTL_BASE	0xfe000000ull	/* devices/test/snapctl.h */
 #define LAYOUT_SNAPCTL_SIZE	0x1000ull
 #define LAYOUT_IOAPIC_BASE	0xfec00000ull
 #define LAYOUT_LAPIC_BASE	0xfee00000ull

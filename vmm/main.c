@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: MIT
 /* minivmm: parse, validate, build, run.  Bad input exits with status 2. */
-#include "vmm/cli.h"
-#include "vmm/acpi_dump.h"
-#include "vmm/bench/bench.h"
-#include "vmm/exit_status.h"
-#include "vmm/machine.h"
+#include "vmm/cli/cli.h"
+#include "vmm/machine/acpi_dump.h"
+#include "vmm/run/exit_status.h"
+#include "vmm/machine/machine.h"
 #include "vmm/msr/vm.h"
-#include "vmm/pci_vm.h"
+#include "vmm/machine/pci_vm.h"
 #include "vmm/pvm/syscall.h"
-#include "vmm/run.h"
-#include "vmm/test/test.h"
+#include "vmm/run/run.h"
 #include "vmm/snapshot/restore.h"
 #include "vmm/vm.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void report(struct vm *vm, int status)
 {
@@ -33,6 +33,29 @@ static void report(struct vm *vm, int status)
 			"'%s'\n", cfg->stats_json);
 }
 
+/* `minivmm bench|test ARGS`: the benchmark driver and the test runner are
+ * programs of their own (tools/bench, tools/test), installed beside this
+ * one as minivmm-bench and minivmm-test; the VMM does not link them. */
+static int run_tool(const char *name, char **argv)
+{
+	char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	char *slash;
+
+	if (n <= 0) {
+		perror("minivmm: readlink /proc/self/exe");
+		return EXIT_VMM_ERROR;
+	}
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	snprintf(slash ? slash + 1 : path, 32, "minivmm-%s", name);
+	argv[0] = path;
+	execv(path, argv);
+	fprintf(stderr, "minivmm: error: %s: cannot run '%s': %s\n", name,
+		path, strerror(errno));
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	struct vmm_config cfg;
@@ -40,10 +63,9 @@ int main(int argc, char **argv)
 	struct vm *vm;
 	int status;
 
-	if (argc > 1 && !strcmp(argv[1], "bench"))
-		return bench_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "test"))
-		return test_main(argc - 1, argv + 1);
+	if (argc > 1 && (!strcmp(argv[1], "bench") ||
+			 !strcmp(argv[1], "test")))
+		return run_tool(argv[1], argv + 1);
 	cli_defaults(&cfg);
 	switch (cli_parse(&cfg, argc, argv)) {
 	case CLI_EXIT_OK:

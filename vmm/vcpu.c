@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/vcpu.h"
 #include "vmm/bus.h"
-#include "vmm/exit_status.h"
-#include "vmm/stats.h"
+#include "vmm/run/exit_status.h"
+#include "vmm/run/stats.h"
 
 #include <errno.h>
 #include <linux/kvm.h>

@@ -2,7 +2,7 @@
 /* How a run ends: the first vm_stop() wins, wakes the main thread and
  * kicks every vCPU out of KVM_RUN. */
 #include "vmm/vm.h"
-#include "vmm/report.h"
+#include "vmm/run/report.h"
 #include "vmm/vcpu.h"
 
 #include <stdarg.h>

@@ -14,7 +14,7 @@
 # KVM's paravirtual IPI (VMCALL KVM_HC_SEND_IPI), which Linux uses for
 # NMIs when CPUID offers KVM_FEATURE_PV_SEND_IPI: where KVM emulates guest
 # ring 0 (PVM) no VMCALL from ring 0 ever returns, so minivmm hides the
-# feature there (vmm/cpuid.c) and the payload, as Linux, sends through
+# feature there (vmm/x86/cpuid.c) and the payload, as Linux, sends through
 # the ICR instead; shown on purpose (--cpuid +kvm-pv-send-ipi) the vCPU
 # stays at its VMCALL until --timeout, as does any hypercall number.
 . "$(dirname "$0")/lib.sh"

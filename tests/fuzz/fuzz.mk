@@ -32,8 +32,9 @@ FUZZ_LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lz -lpthread
 FUZZ_RUN_FLAGS	?= -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048
 
 FUZZ_VMM_SRCS	:= $(filter-out vmm/main.c,$(wildcard vmm/*.c vmm/*/*.c \
-		   devices/*.c devices/*/*.c)) \
-		   $(wildcard firmware/lib/*.c)
+		   vmm/*/*/*.c devices/*.c devices/*/*.c)) \
+		   $(wildcard firmware/lib/*.c) \
+		   tools/test/manifest.c tools/test/plan.c tools/test/words.c
 FUZZ_VMM_OBJS	:= $(FUZZ_VMM_SRCS:%.c=$(FUZZ_BUILD)/obj/%.o)
 FUZZ_BINS	:= $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 

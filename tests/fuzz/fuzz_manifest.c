@@ -9,9 +9,9 @@
  * NULL before it.
  */
 #include "tests/fuzz/fuzz_util.h"
-#include "vmm/test/manifest.h"
-#include "vmm/test/plan.h"
-#include "vmm/test/words.h"
+#include "tools/test/manifest.h"
+#include "tools/test/plan.h"
+#include "tools/test/words.h"
 
 static int no_file(const char *path, char *buf, unsigned long size)
 {

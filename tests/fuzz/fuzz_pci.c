@@ -4,7 +4,7 @@
  * VMM's own (mirroring vm.c's add_devices, without KVM): a struct vm with
  * the real port/MMIO buses, guest memory with
  * no KVM behind it (vm_fd -1: memslot calls are bookkeeping only), the
- * legacy devices vm.c registers, and vmm/pci_vm.c's PCI set-up (host
+ * legacy devices vm.c registers, and vmm/machine/pci_vm.c's PCI set-up (host
  * bridge, Xen platform device, CF8/CFC, ECAM ro/trap/off, BAR moves into
  * the buses and memslots).  The input picks the options, then a sequence
  * of operations, each dispatched with bus_access() exactly as the vCPU
@@ -24,13 +24,13 @@
 #include "devices/acpi_pm.h"
 #include "devices/i8042_reset.h"
 #include "devices/pci/bus.h"
-#include "devices/test_exit.h"
+#include "devices/test/test_exit.h"
 #include "devices/uart16550.h"
 #include "devices/xen_platform.h"
 #include "firmware/lib/acpi_build.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "vmm/layout.h"
-#include "vmm/pci_vm.h"
+#include "vmm/machine/pci_vm.h"
 #include "vmm/vm.h"
 
 #include <sys/mman.h>

@@ -16,9 +16,9 @@
  */
 #include "devices/acpi_pm.h"
 #include "devices/fw_cfg.h"
-#include "devices/pc_testdev.h"
+#include "devices/test/pc_testdev.h"
 #include "devices/pci/bus.h"
-#include "devices/pci_testdev.h"
+#include "devices/test/pci_testdev.h"
 #include "devices/rtc.h"
 #include "devices/uart16550.h"
 #include "devices/xen_platform.h"
@@ -53,7 +53,7 @@ static int on_bar(struct pci_fn *fn, int bar, uint64_t old, uint64_t addr,
 	return 0;
 }
 
-/* The platform devices (vmm/platform_snap.c) and pci-testdev. */
+/* The platform devices (vmm/snapshot/sections/platform_snap.c) and pci-testdev. */
 static void platform_state(uint32_t type, uint32_t inst, const uint8_t *p,
 			   size_t len)
 {

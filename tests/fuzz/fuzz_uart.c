@@ -18,7 +18,7 @@
  */
 #include "devices/uart16550.h"
 #include "tests/fuzz/fuzz_util.h"
-#include "vmm/console.h"
+#include "vmm/console/console.h"
 
 #define MAX_OPS		1024
 #define COM1		0x3f8

@@ -6,7 +6,7 @@
  * line names and prints one machine-readable line per case:
  *
  *   BENCHINFO key=value ...          how the platform was found
- *   BENCH case=... (vmm/bench/stats.h)   one per case
+ *   BENCH case=... (tools/bench/stats.h)   one per case
  *   BENCHSKIP case=N ring=R reason=W  a case that cannot run here
  *   BENCHDONE ran=N
  *
@@ -23,7 +23,7 @@
  */
 #include "bench/bench.h"
 
-#include "vmm/bench/stats.c"
+#include "tools/bench/stats.c"
 #include "bench/platform.c"
 #include "bench/memtype.c"
 #include "bench/run.c"

@@ -8,7 +8,7 @@
  * runs them itself the same checks pass.  With "ring0-emulated" on the
  * command line (the host emulates ring 0), CPUID must also hide what
  * minivmm hides there: CX16, and KVM's PV_UNHALT, PV_SEND_IPI and
- * PV_SCHED_YIELD (vmm/cpuid.c).
+ * PV_SCHED_YIELD (vmm/x86/cpuid.c).
  * Also the second set (vmm/pvm/emulate_sys.h): int n delivers through the
  * IDT with RIP after it (#NP at it through a gate not present), xgetbv is
  * #UD without CR4.OSXSAVE, clwb/clflushopt touch memory for faults only,

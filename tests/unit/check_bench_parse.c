@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Unit tests for the benchmark driver's pure parts: result-line, --timing
- * and --stats-json parsers (vmm/bench/parse.c), the plan and its floor
- * mapping (vmm/bench/plan.c), and the options (vmm/bench/cli.c). */
+ * and --stats-json parsers (tools/bench/parse.c), the plan and its floor
+ * mapping (tools/bench/plan.c), and the options (tools/bench/cli.c). */
 #include "tests/unit/unit.h"
-#include "vmm/bench/bench.h"
-#include "vmm/bench/plan.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/plan.h"
 
 #define FIXED	"iters=8 median_cycles=1.500 p10_cycles=1.000 "		\
 		"p90_cycles=2.000 median_ns=0.500 p10_ns=0.400 p90_ns=0.600 " \

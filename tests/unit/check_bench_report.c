@@ -3,7 +3,7 @@
  * whiskers), markdown report, terminal table, JSON, and the ranking and
  * target figures they show. */
 #include "tests/unit/unit.h"
-#include "vmm/bench/bench.h"
+#include "tools/bench/bench.h"
 
 #include <cjson/cJSON.h>
 #include <sys/stat.h>

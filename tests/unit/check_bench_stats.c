@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for vmm/bench/stats.c: sorting, percentiles, fixed-point
+/* Unit tests for tools/bench/stats.c: sorting, percentiles, fixed-point
  * conversions, calibration and the BENCH line (checked against the
  * driver's parser too, so producer and consumer agree). */
 #include "tests/unit/unit.h"
-#include "vmm/bench/bench.h"
-#include "vmm/bench/stats.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/stats.h"
 
 START_TEST(sort_orders_with_duplicates)
 {

@@ -2,7 +2,7 @@
 /* cli_parse: defaults, the `run` subcommand, every option, and every kind
  * of bad command line giving CLI_ERROR with one clear line on stderr. */
 #include "tests/unit/unit.h"
-#include "vmm/cli.h"
+#include "vmm/cli/cli.h"
 #include "vmm/layout.h"
 
 #define MAX_ARGS	32
@@ -393,7 +393,7 @@ START_TEST(initrd_needs_kernel)
 END_TEST
 
 /*
- * BUG (reported to the lead): vmm/cli.c cli_parse resets getopt with
+ * BUG (reported to the lead): vmm/cli/cli.c cli_parse resets getopt with
  * `optind = 1`, which does not reset glibc's internal position inside a
  * cluster of short options.  After a parse that stopped inside "-hc2", the
  * next cli_parse call resumes at "c2" of the old argv.  Expected: each call

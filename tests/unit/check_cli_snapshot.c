@@ -3,7 +3,7 @@
  * --snapshot-continue, --restore, --restore-verify, --append-env, the
  * machine options recorded as given, and the combinations refused. */
 #include "tests/unit/unit.h"
-#include "vmm/cli.h"
+#include "vmm/cli/cli.h"
 
 #define MAX_ARGS	32
 

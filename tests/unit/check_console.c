@@ -2,7 +2,7 @@
 /* The console: the Ctrl-A escape filter, and output buffering to a file,
  * a pipe and a terminal. */
 #include "tests/unit/unit.h"
-#include "vmm/console.h"
+#include "vmm/console/console.h"
 
 #include <fcntl.h>
 #include <poll.h>

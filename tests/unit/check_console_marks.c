@@ -3,8 +3,8 @@
  * split across writes, CR LF endings, markers past the looked-at start of
  * a long line ignored, and through console_write with output discarded. */
 #include "tests/unit/unit.h"
-#include "vmm/console.h"
-#include "vmm/console_marks.h"
+#include "vmm/console/console.h"
+#include "vmm/console/console_marks.h"
 
 static struct timing t;
 static struct console_marks m;

@@ -3,7 +3,7 @@
  * and the descriptions. */
 #include "tests/unit/unit.h"
 #include "firmware/lib/abi.h"
-#include "vmm/exit_status.h"
+#include "vmm/run/exit_status.h"
 
 static int from(uint32_t value, uint32_t *reason)
 {

@@ -4,7 +4,7 @@
  * flushes, interrupt lines, the MMIO buffer. */
 #include "tests/unit/unit.h"
 #include "devices/fw_cfg.h"
-#include "devices/pc_testdev.h"
+#include "devices/test/pc_testdev.h"
 
 static struct fw_cfg F;
 

@@ -3,7 +3,7 @@
  * CPUID table (msr/cpuid_layer.c), before and under the user's rules; and
  * --cpuid's feature names (cpuid_flags.c). */
 #include "tests/unit/unit.h"
-#include "vmm/cpuid_flags.h"
+#include "vmm/cli/cpuid_flags.h"
 #include "vmm/msr/cpuid_layer.h"
 #include "vmm/msr/policy.h"
 

@@ -6,7 +6,7 @@
  * paging, non-canonical addresses). */
 #include "tests/unit/unit.h"
 #include "vmm/layout.h"
-#include "vmm/pagewalk.h"
+#include "vmm/x86/pagewalk.h"
 
 #define P	0x1ull
 #define RW	0x2ull

@@ -2,7 +2,7 @@
 /* parse_size / parse_u64 / parse_seconds: accepted spellings, and every
  * kind of bad input leaving the output untouched. */
 #include "tests/unit/unit.h"
-#include "vmm/parse.h"
+#include "vmm/cli/parse.h"
 
 #define SENTINEL	0x5a5a5a5a5a5a5a5aull
 
@@ -177,7 +177,7 @@ END_TEST
 
 /*
  * BUG (reported to the lead): parse.h documents "Decimal or 0x-hex", but
- * vmm/parse.c parse_u64 uses strtoull(s, &end, 0), so "010" parses as octal
+ * vmm/cli/parse.c parse_u64 uses strtoull(s, &end, 0), so "010" parses as octal
  * 8 and "08"/"09" are rejected; `--cpus 010` gives 8 vCPUs.  Expected 10, 8
  * and 9.
  */

@@ -4,7 +4,7 @@
  * (with and without data match), and the ioeventfd requests following
  * the BAR. */
 #include "tests/unit/unit.h"
-#include "devices/pci_testdev.h"
+#include "devices/test/pci_testdev.h"
 
 #include <sys/eventfd.h>
 

@@ -5,12 +5,12 @@
  * builds its machine from there), and given again at a restore it must
  * agree with the snapshot or be refused.  This test lists every option
  * the CLI has in exactly one of three tables below, so adding an option to
- * vmm/cli.c without deciding (and, for a machine option, without saving it
+ * vmm/cli/cli.c without deciding (and, for a machine option, without saving it
  * in vmm/snapshot/config.c) fails `every_option_classified` or
  * `machine_options_saved`.
  */
 #include "tests/unit/unit.h"
-#include "vmm/cli.h"
+#include "vmm/cli/cli.h"
 #include "vmm/snapshot/config.h"
 
 #define ERR		200

@@ -5,8 +5,8 @@
  * a device cannot be in are refused with nothing changed. */
 #include "tests/unit/unit.h"
 #include "devices/fw_cfg.h"
-#include "devices/pc_testdev.h"
-#include "devices/pci_testdev.h"
+#include "devices/test/pc_testdev.h"
+#include "devices/test/pci_testdev.h"
 #include "devices/rtc.h"
 
 static uint64_t fake_ns;

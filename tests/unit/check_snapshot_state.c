@@ -7,10 +7,10 @@
 #include "tests/unit/unit.h"
 #include "devices/acpi_pm.h"
 #include "devices/pci/bus.h"
-#include "devices/snapctl.h"
+#include "devices/test/snapctl.h"
 #include "devices/uart16550.h"
 #include "devices/xen_platform.h"
-#include "vmm/cli.h"
+#include "vmm/cli/cli.h"
 #include "vmm/snapshot/config.h"
 #include "vmm/snapshot/meta.h"
 

@@ -4,10 +4,10 @@
  * process's end means (the suite's status conventions), and what each
  * entry's QEMU parameters mean for minivmm. */
 #include "tests/unit/unit.h"
-#include "vmm/test/manifest.h"
-#include "vmm/test/plan.h"
-#include "vmm/test/result.h"
-#include "vmm/test/words.h"
+#include "tools/test/manifest.h"
+#include "tools/test/plan.h"
+#include "tools/test/result.h"
+#include "tools/test/words.h"
 
 static struct manifest M;
 static char err[MANIFEST_ERR_MAX];

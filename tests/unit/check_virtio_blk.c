@@ -3,7 +3,7 @@
  * devices/virtio/blk.c end to end over a temporary image: the device
  * thread (and, for large requests, its helpers) executes writes, reads,
  * flush, get-id, write zeroes and discard from a queue in fake guest RAM, and the image file holds the result; a
- * read-only disk refuses writes.  Also vmm/disk.c: what --disk refuses
+ * read-only disk refuses writes.  Also vmm/machine/disk.c: what --disk refuses
  * before the guest starts (missing, not a file, empty, locked).
  */
 #include <check.h>
@@ -14,7 +14,7 @@
 #include "tests/unit/unit.h"
 #include "tests/unit/virtio_fake.h"
 #include "devices/virtio/blk.h"
-#include "vmm/disk.h"
+#include "vmm/machine/disk.h"
 
 #define F(b)		(1ull << (b))
 #define SECTORS		2048
@@ -227,7 +227,7 @@ START_TEST(test_read_only)
 }
 END_TEST
 
-/* --- vmm/disk.c ------------------------------------------------------------ */
+/* --- vmm/machine/disk.c ------------------------------------------------------------ */
 
 static int try_open(const char *p, bool ro, const char **err)
 {

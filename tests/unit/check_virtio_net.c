@@ -5,7 +5,7 @@
  * over descriptors, receive placement with and without mergeable buffers,
  * waiting for buffers without losing the frame, dropping what cannot
  * fit), the worker's backend descriptor (devices/virtio/worker.c), and
- * the --net value parser (vmm/net_opt.c).
+ * the --net value parser (vmm/cli/net_opt.c).
  */
 #include <check.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "devices/virtio/spec.h"
 #include "devices/virtio/virtqueue.h"
 #include "devices/virtio/worker.h"
-#include "vmm/net_opt.h"
+#include "vmm/cli/net_opt.h"
 
 #define RAM_BASE	0x100000ull
 #define RAM_SIZE	0x100000ull

@@ -127,7 +127,7 @@ static int add_pci(void *fdt, const struct vmm_config *cfg,
 	return fdt_end_node(fdt);
 }
 
-/* The snapshot control page (devices/snapctl.h): MMIO the guest OS must
+/* The snapshot control page (devices/test/snapctl.h): MMIO the guest OS must
  * not give to anything else (the firmware reserves it in e820 and ACPI). */
 static int add_snapctl(void *fdt)
 {

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "vmm/cli.h"
+#include "vmm/cli/cli.h"
 #include "vmm/boot/loader.h"
 #include "vmm/memory.h"
 

@@ -12,7 +12,7 @@
 #ifndef MINIVMM_LINUX_LOAD_H
 #define MINIVMM_LINUX_LOAD_H
 
-#include "vmm/cli.h"
+#include "vmm/cli/cli.h"
 #include "vmm/boot/loader.h"
 #include "vmm/memory.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/msr/cpuid_layer.h"
-#include "vmm/cpuid.h"
+#include "vmm/x86/cpuid.h"
 
 #define EAX	0
 #define EBX	1

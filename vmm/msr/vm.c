@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/msr/vm.h"
-#include "vmm/cpuid.h"
+#include "vmm/x86/cpuid.h"
 #include "vmm/kvm_compat.h"
 #include "vmm/msr/cpuid_layer.h"
 #include "vmm/msr/exit.h"

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "vmm/cli.h"
+#include "vmm/cli/cli.h"
 #include "vmm/msr/policy.h"
 
 struct vm;

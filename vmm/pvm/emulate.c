@@ -4,9 +4,9 @@
 #include "vmm/pvm/emulate.h"
 #include "vmm/pvm/emulate_sys.h"
 #include "vmm/pvm/insn_decode.h"
-#include "vmm/pagewalk.h"
+#include "vmm/x86/pagewalk.h"
 #include "vmm/memory.h"
-#include "vmm/stats.h"
+#include "vmm/run/stats.h"
 #include "vmm/vcpu.h"
 
 #include <cjson/cJSON.h>

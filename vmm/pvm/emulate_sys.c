@@ -3,7 +3,7 @@
 #include "vmm/pvm/emulate_sys.h"
 #include "vmm/pvm/syscall_decode.h"
 #include "vmm/memory.h"
-#include "vmm/stats.h"
+#include "vmm/run/stats.h"
 #include "vmm/vcpu.h"
 
 #include <cjson/cJSON.h>

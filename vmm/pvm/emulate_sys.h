@@ -28,7 +28,7 @@
 #include <linux/kvm.h>
 #include <stdbool.h>
 
-#include "vmm/pagewalk.h"
+#include "vmm/x86/pagewalk.h"
 #include "vmm/pvm/insn_decode.h"
 
 struct gmem;

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/pagewalk.h"
+#include "vmm/x86/pagewalk.h"
 
 struct vcpu;
 

@@ -2,7 +2,7 @@
 /* The CONFIG section (config.h).  Payload: u32 count, then count pairs
  * of length-prefixed strings, key and value; numbers in decimal. */
 #include "vmm/snapshot/config.h"
-#include "vmm/cpuid_flags.h"
+#include "vmm/cli/cpuid_flags.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "vmm/cli.h"
+#include "vmm/cli/cli.h"
 #include "vmm/snapshot/format.h"
 
 struct snap_config {

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* Making a VM snapshot-able and taking snapshots (snapshot.h). */
 #include "vmm/snapshot/snapshot.h"
-#include "devices/snapctl.h"
-#include "vmm/exit_status.h"
+#include "devices/test/snapctl.h"
+#include "vmm/run/exit_status.h"
 #include "vmm/layout.h"
 #include "vmm/snapshot/config.h"
 #include "vmm/snapshot/file.h"
-#include "vmm/snapshot/machine_state.h"
+#include "vmm/snapshot/sections/machine_state.h"
 #include "vmm/snapshot/meta.h"
 #include "vmm/snapshot/pause.h"
-#include "vmm/snapshot/vcpu_state.h"
-#include "vmm/device_snap.h"
+#include "vmm/snapshot/sections/vcpu_state.h"
+#include "vmm/snapshot/sections/device_snap.h"
 #include "vmm/vm.h"
 
 #include <errno.h>

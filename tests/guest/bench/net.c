@@ -2,7 +2,7 @@
 /*
  * The virtio-net cases: a polling driver on the first virtio-net function
  * (any VMM's: it goes by the specification), set up once in ring 0, timed
- * in ring 3.  The bench's host side (vmm/bench/net.c) owns the tap's
+ * in ring 3.  The bench's host side (tools/bench/net.c) owns the tap's
  * other end: 10.0.2.1 with MAC 02:4d:56:00:00:01, a neighbour entry for
  * us (10.0.2.15 at the device's MAC).
  *   net_tx_SIZE: UDP datagrams of SIZE payload bytes to 10.0.2.1:5001,

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * Running one case: the timed loops (the shared stubs of
- * vmm/bench/loops.h, so kvm-floor times the very same instructions, and
+ * tools/bench/loops.h, so kvm-floor times the very same instructions, and
  * the bandwidth loops), ring 0 or ring 3 (run_user), calibration of the
  * iteration count to the target time per repeat, the repeats, and the
  * BENCH line (or a BENCHSKIP line saying why a case cannot run here).
  */
 #include "bench.h"
-#include "vmm/bench/loops.h"
+#include "tools/bench/loops.h"
 
 #define NULL_PORT	0x1234		/* unclaimed here, in QEMU, in the floor */
 #define LINE		64

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The CI form of a payload test (docs/snapshot.md, vmm/test/snap.h):
+ * The CI form of a payload test (docs/snapshot.md, tools/test/snap.h):
  * after its set-up, a payload calls ready_args() at its ready point.  It
  * asks minivmm for a snapshot there (the control page's REQUEST register,
  * MMIO; ignored unless minivmm runs with --snapshot-at port) and returns

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/* The main thread's part of a run: start the vCPUs, then wait in one poll
+ * loop for the end (a vCPU's vm_stop), a signal, the timeout, or console
+ * input to feed to the guest's console device. */
+#include "vmm/run/run.h"
+#include "vmm/run/exit_status.h"
+#include "vmm/run/report.h"
+#include "vmm/run/sandbox.h"
+#include "vmm/snapshot/snapshot.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+static int block_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+	/* Blocked here so only vCPU threads (which unblock it) take kicks. */
+	sigaddset(set, VCPU_KICK_SIGNAL);
+	if (pthread_sigmask(SIG_BLOCK, set, NULL))
+		return -1;
+	sigdelset(set, VCPU_KICK_SIGNAL);
+	return signalfd(-1, set, SFD_CLOEXEC);
+}
+
+static int timeout_ms(uint64_t deadline)
+{
+	uint64_t now;
+
+	if (!deadline)
+		return -1;
+	now = timing_now_ns();
+	if (now >= deadline)
+		return 0;
+	return (int)((deadline - now + 999999) / 1000000);
+}
+
+/* Bytes read from stdin at once at most (the UART's FIFO is smaller, the
+ * virtio console's buffer larger: each device's free space decides). */
+#define FEED_MAX	256
+
+static size_t input_space(struct vm *vm)
+{
+	struct console_target *in = &vm->console.input;
+	size_t space;
+
+	if (!in->space)
+		return 0;
+	space = in->space(in->ctx);
+	return space < FEED_MAX ? space : FEED_MAX;
+}
+
+static void feed_console(struct vm *vm)
+{
+	uint8_t in[FEED_MAX], out[FEED_MAX];
+	size_t space = input_space(vm), n_out;
+	ssize_t n;
+
+	if (!space)
+		return;
+	n = read(vm->console.in_fd, in, space);
+	if (n <= 0) {
+		vm->console.in_fd = -1;		/* EOF: stop polling it */
+		return;
+	}
+	if (console_filter(&vm->console, in, (size_t)n, out, &n_out) ==
+	    CONSOLE_INPUT_QUIT) {
+		vm_stop(vm, EXIT_USER_QUIT, "quit (Ctrl-A x)");
+		return;
+	}
+	vm->console.input.receive(vm->console.input.ctx, out, n_out);
+	if (vm->console.snapshot_key) {
+		vm->console.snapshot_key = false;
+		snapshot_request(vm, "Ctrl-A s");
+	}
+}
+
+static void on_signal(struct vm *vm, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sfd, &si, sizeof(si)) != sizeof(si))
+		return;
+	vm_stop(vm, EXIT_SIGNAL_BASE + (int)si.ssi_signo,
+		"stopped by signal %u (%s)", si.ssi_signo,
+		strsignal((int)si.ssi_signo));
+}
+
+static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
+{
+	while (!vm->stopping) {
+		bool input = vm->console.in_fd >= 0 && input_space(vm) > 0;
+		struct pollfd fds[4] = {
+			{ .fd = vm->stop_fd, .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = input ? vm->console.in_fd : -1,
+			  .events = POLLIN },
+			{ .fd = snapshot_poll_fd(vm), .events = POLLIN },
+		};
+		/* A full FIFO is re-checked every 10 ms. */
+		int tmo = timeout_ms(deadline);
+		int r;
+
+		if (vm->console.in_fd >= 0 && !input && (tmo < 0 || tmo > 10))
+			tmo = 10;
+		r = poll(fds, 4, tmo);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (deadline && timing_now_ns() >= deadline) {
+			vm_stop(vm, EXIT_TIMEOUT, "timeout after %g s",
+				vm->cfg->timeout);
+			break;
+		}
+		if (fds[1].revents & POLLIN)
+			on_signal(vm, sfd);
+		if (fds[2].revents & (POLLIN | POLLHUP))
+			feed_console(vm);
+		if (fds[3].revents & POLLIN)
+			snapshot_service(vm);
+	}
+}
+
+int vm_run(struct vm *vm)
+{
+	uint64_t deadline = 0;
+	sigset_t set;
+	int sfd;
+
+	vcpu_install_kick_handler();
+	sfd = block_signals(&set);
+	if (sfd < 0) {
+		perror("minivmm: signalfd");
+		return EXIT_VMM_ERROR;
+	}
+	console_enable_input(&vm->console);
+	/* Set-up is over: from here on only what the run needs. */
+	if (sandbox_install(vm->cfg) < 0) {
+		close(sfd);
+		console_restore_terminal();
+		return EXIT_VMM_ERROR;
+	}
+	if (vm->cfg->timeout > 0)
+		deadline = timing_now_ns() + (uint64_t)(vm->cfg->timeout * 1e9);
+	timing_event(&vm->timing, "vCPUs started");
+	for (unsigned int i = 0; i < vm->ncpus; i++) {
+		if (vcpu_start(&vm->vcpus[i]) < 0) {
+			vm_stop(vm, EXIT_VMM_ERROR, "cannot start vCPU %u", i);
+			break;
+		}
+	}
+	wait_loop(vm, sfd, deadline);
+	for (unsigned int i = 0; i < vm->ncpus; i++)
+		vcpu_kick(&vm->vcpus[i]);
+	snapshot_release(vm);
+	for (unsigned int i = 0; i < vm->ncpus; i++)
+		vcpu_join(&vm->vcpus[i]);
+	/* A run cut short (by the timeout, or a signal: an outer time
+	 * limit) says where the guest was (a hang, a slow boot). */
+	for (unsigned int i = 0; (vm->exit_status == EXIT_TIMEOUT ||
+	     vm->exit_status > EXIT_SIGNAL_BASE) && i < vm->ncpus; i++)
+		vcpu_report_where(&vm->vcpus[i], &vm->mem);
+	close(sfd);
+	console_flush(&vm->console);
+	console_restore_terminal();
+	return vm->exit_status;
+}
