@@ -3,10 +3,10 @@
 #include "vmm/cli/cli.h"
 #include "vmm/machine/acpi_dump.h"
 #include "vmm/run/exit_status.h"
+#include "vmm/host.h"
 #include "vmm/machine/machine.h"
 #include "vmm/msr/vm.h"
 #include "vmm/machine/pci_vm.h"
-#include "vmm/pvm/syscall.h"
 #include "vmm/run/run.h"
 #include "vmm/snapshot/restore.h"
 #include "vmm/vm.h"
@@ -56,8 +56,22 @@ static int run_tool(const char *name, char **argv)
 	return EXIT_USAGE;
 }
 
+/* The host profile, once: everything host-dependent gets it from here. */
+static void probe_host(struct host *h, bool verbose)
+{
+	char line[512];
+
+	host_probe(h);
+	h->log.verbose = verbose;
+	if (!verbose)
+		return;
+	host_describe(h, line, sizeof(line));
+	fprintf(stderr, "minivmm: %s\n", line);
+}
+
 int main(int argc, char **argv)
 {
+	struct host host;
 	struct vmm_config cfg;
 	struct snap_restore *rs = NULL;
 	struct vm *vm;
@@ -75,12 +89,13 @@ int main(int argc, char **argv)
 	case CLI_RUN:
 		break;
 	}
+	probe_host(&host, cfg.verbose);
 	if (cfg.msr_policy_check)
-		return msr_policy_check(&cfg, stdout);
+		return msr_policy_check(&cfg, &host, stdout);
 	/* A restore is checked whole before any VM exists. */
-	if (cfg.restore && snapshot_restore_open(&cfg, &rs) < 0)
+	if (cfg.restore && snapshot_restore_open(&cfg, &host, &rs) < 0)
 		return EXIT_USAGE;
-	vm = vm_create(&cfg, &status);
+	vm = vm_create(&cfg, &host, &status);
 	if (vm && rs && snapshot_restore(vm, rs) < 0) {
 		vm_destroy(vm);
 		vm = NULL;
@@ -90,7 +105,7 @@ int main(int argc, char **argv)
 		snapshot_restore_close(rs);
 		return status;
 	}
-	syscall_fix_announce(vm);
+	host_vm_announce(&host, vm);
 	status = vm_run(vm);
 	/* However the guest behaved, the VMM's own state must be consistent:
 	 * a violation is a minivmm bug, reported as a VMM error. */

@@ -26,9 +26,10 @@
 #include "vmm/run/stats.h"
 #include "vmm/run/timing.h"
 #include "vmm/vcpu.h"
-#include "vmm/pvm/emulate.h"
+#include "vmm/quirks.h"
 #include "vmm/snapshot/registry.h"
 
+struct host;
 struct pci_vm;
 struct virtio_vm;
 struct platform;
@@ -37,6 +38,7 @@ struct uart;
 
 struct vm {
 	const struct vmm_config *cfg;
+	struct host *host;	/* the profile main() probed (host.h) */
 	struct kvm kvm;
 	struct gmem mem;
 	struct bus pio;
@@ -51,7 +53,7 @@ struct vm {
 	struct acpi_pm acpi_pm;
 	struct i8042_reset reset_port;
 	struct vcpu_exits exits;	/* what the vCPU loops dispatch to */
-	struct emulate_ctx emulate;
+	struct quirk_ctx quirk_ctx;	/* for quirks acting in exits */
 	void *msr_state;	/* msr/vm.c */
 	struct msr_observer msr_observer;	/* set by pvm/syscall.c */
 	void *syscall_state;	/* pvm/syscall.c */

@@ -35,6 +35,7 @@
 #include "vmm/boot/linux.h"
 #include "vmm/boot/loader.h"
 #include "vmm/boot/multiboot.h"
+#include "vmm/host.h"
 
 #include <sys/mman.h>
 
@@ -224,6 +225,7 @@ static void via_payload_load(struct gmem *mem, const char *kpath,
 {
 	struct vmm_config cfg;
 	struct payload p = { 0 };
+	struct host h;	/* PVM: the Linux command line gets the most */
 	size_t alen = 256u * ((sel >> 2) & 15);
 	char *append = malloc(alen + 1);
 
@@ -234,7 +236,9 @@ static void via_payload_load(struct gmem *mem, const char *kpath,
 	cfg.kernel = kpath;
 	cfg.initrd = rpath;
 	cfg.append = append;
-	if (payload_load(mem, &cfg, &p) == 0) {
+	host_from_facts(&h, &(struct host_facts){ .kvm_pvm = true,
+						  .ring0_override = -1 });
+	if (payload_load(mem, &cfg, &h, &p) == 0) {
 		FZ_CHECK(memchr(p.cmdline, 0, sizeof(p.cmdline)),
 			 "command line not terminated");
 		/* A multiboot kernel may live below 1 MiB alone (realmode):

@@ -9,6 +9,7 @@
 #include "vmm/boot/bzimage.h"
 #include "vmm/layout.h"
 #include "vmm/boot/linux.h"
+#include "vmm/host.h"
 
 #define SECTS		1
 #define KOFF		((SECTS + 1) * 512)
@@ -19,6 +20,7 @@ static uint8_t img[KOFF + KSIZE];
 static struct gmem mem;
 static struct vmm_config cfg;
 static struct payload p;
+static struct host host;	/* PVM unless a test says otherwise */
 static char kpath[PATH_MAX], ipath[PATH_MAX];
 
 static void put32(size_t off, uint32_t v)
@@ -53,7 +55,8 @@ static void build(uint32_t cmdline_size)
 
 static void setup(void)
 {
-	ck_assert_int_eq(setenv("MINIVMM_HOST_EMULATES_RING0", "1", 1), 0);
+	host_from_facts(&host, &(struct host_facts){ .kvm_pvm = true,
+						     .ring0_override = -1 });
 	ck_assert_int_eq(gmem_init(&mem, -1, 64 * MiB), 0);
 	cli_defaults(&cfg);
 	memset(&p, 0, sizeof(p));
@@ -76,7 +79,7 @@ static int load(const char **err)
 
 	cfg.kernel = kpath;
 	capture_start(&c, 2);
-	ret = payload_load(&mem, &cfg, &p);
+	ret = payload_load(&mem, &cfg, &host, &p);
 	*err = capture_end(&c);
 	return ret;
 }
@@ -102,6 +105,7 @@ START_TEST(bzimage_at_pref_address)
 			 "erms,fsrm noreplace-smp lapic=notscdeadline "
 			 "console=ttyS0");
 	ck_assert_int_eq(count_lines(err), 4);	/* the four announcements */
+	ck_assert_uint_eq(quirk_count(&host.log, QUIRK_LINUX_CMDLINE), 4);
 }
 END_TEST
 
@@ -147,6 +151,33 @@ START_TEST(initrd_too_large)
 	cfg.initrd = ipath;
 	ck_assert_int_eq(load(&err), -1);
 	assert_one_line(err, "--initrd", "do not fit");
+}
+END_TEST
+
+/* On hardware virtualization a Linux kernel gets the user's command line
+ * as given, and nothing is said. */
+START_TEST(hardware_cmdline_as_given)
+{
+	const char *err;
+
+	host_from_facts(&host, &(struct host_facts){ .kvm_amd = true,
+						     .ring0_override = -1 });
+	build(2047);
+	cfg.append = "console=ttyS0 quiet -- init-arg";
+	cfg.snapshot = "/tmp/never-written.snap";
+	ck_assert_int_eq(load(&err), 0);
+	ck_assert_str_eq(p.cmdline, "console=ttyS0 quiet -- init-arg");
+	ck_assert_str_eq(err, "");
+	ck_assert_uint_eq(quirk_count(&host.log, QUIRK_LINUX_CMDLINE), 0);
+	/* the limit is the kernel's alone */
+	build(31);
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(load(&err), 0);
+	build(30);
+	memset(&p, 0, sizeof(p));
+	ck_assert_int_eq(load(&err), -1);
+	assert_one_line(err, "longer than the 30 bytes", NULL);
+	ck_assert(!strstr(err, "parameters minivmm adds"));
 }
 END_TEST
 
@@ -208,6 +239,7 @@ int main(void)
 	tcase_add_test(t, initrd_placement);
 	tcase_add_test(t, large_initrd_moves_kernel);
 	tcase_add_test(t, initrd_too_large);
+	tcase_add_test(t, hardware_cmdline_as_given);
 	tcase_add_test(t, cmdline_limit);
 	tcase_add_test(t, bad_kernels);
 	suite_add_tcase(s, t);

@@ -4,6 +4,7 @@
  * --cpuid's feature names (cpuid_flags.c). */
 #include "tests/unit/unit.h"
 #include "vmm/cli/cpuid_flags.h"
+#include "vmm/host.h"
 #include "vmm/msr/cpuid_layer.h"
 #include "vmm/msr/policy.h"
 
@@ -38,9 +39,13 @@ static const char *act(uint32_t msr, enum msr_dir d)
 static void layer(uint32_t l7_edx, uint32_t ext_ebx, bool pvm)
 {
 	struct kvm_cpuid2 *c = table(l7_edx, ext_ebx);
+	struct host h;
 
+	host_from_facts(&h, &(struct host_facts){ .kvm_pvm = pvm,
+						  .kvm_intel = !pvm,
+						  .ring0_override = -1 });
 	msr_policy_init(&P);
-	ck_assert_int_eq(msr_cpuid_layer(&P, c, pvm, err, sizeof(err)), 0);
+	ck_assert_int_eq(msr_cpuid_layer(&P, c, &h, err, sizeof(err)), 0);
 	free(c);
 }
 

@@ -7,6 +7,7 @@
 #include "tests/unit/unit.h"
 #include "vmm/boot/linux.h"
 #include "vmm/boot/multiboot.h"
+#include "vmm/host.h"
 #include "vmm/layout.h"
 
 #include <elf.h>
@@ -385,13 +386,17 @@ START_TEST(every_corruption)
 END_TEST
 
 /* payload_load: multiboot is recognised by itself, the command line gets
- * the program name first, the initrd becomes the module. */
+ * the program name first (and nothing of the host's, even on a PVM host:
+ * it is not Linux), the initrd becomes the module. */
 START_TEST(via_payload_load)
 {
 	struct vmm_config cfg;
 	struct payload p = { 0 };
 	char rd[PATH_MAX];
+	struct host pvm;
 
+	host_from_facts(&pvm, &(struct host_facts){ .kvm_pvm = true,
+						    .ring0_override = -1 });
 	build_elf(flat, 2, 0x4000bc, 0);
 	tmpfile_with(path, img, img_len);
 	tmpfile_with(rd, "NR_CPUS=1\n", 10);
@@ -399,7 +404,7 @@ START_TEST(via_payload_load)
 	cfg.kernel = path;
 	cfg.initrd = rd;
 	cfg.append = "cpuid";
-	ck_assert_int_eq(payload_load(&mem, &cfg, &p), 0);
+	ck_assert_int_eq(payload_load(&mem, &cfg, &pvm, &p), 0);
 	unlink(rd);
 	ck_assert_int_eq(p.kind, PAYLOAD_MULTIBOOT);
 	ck_assert(!strncmp(p.cmdline, path, strlen(path)));
@@ -409,7 +414,7 @@ START_TEST(via_payload_load)
 	memset(&p, 0, sizeof(p));
 	cfg.initrd = NULL;
 	cfg.append = NULL;
-	ck_assert_int_eq(payload_load(&mem, &cfg, &p), 0);
+	ck_assert_int_eq(payload_load(&mem, &cfg, &pvm, &p), 0);
 	ck_assert_str_eq(p.cmdline, path);	/* never empty */
 }
 END_TEST
@@ -420,14 +425,16 @@ START_TEST(via_payload_load_errors)
 	struct payload p = { 0 };
 	struct capture cap;
 	char longer[5000];
+	struct host hw;
 	int r;
 
+	host_from_facts(&hw, &(struct host_facts){ .ring0_override = -1 });
 	build_elf(flat, 2, 0x4000bc, MB_FLAG_VIDEO);
 	tmpfile_with(path, img, img_len);
 	cli_defaults(&cfg);
 	cfg.kernel = path;
 	capture_start(&cap, STDERR_FILENO);
-	r = payload_load(&mem, &cfg, &p);
+	r = payload_load(&mem, &cfg, &hw, &p);
 	capture_end(&cap);
 	ck_assert_int_eq(r, -1);
 	assert_one_line(cap.text, path, "video mode");
@@ -439,7 +446,7 @@ START_TEST(via_payload_load_errors)
 	cfg.append = longer;
 	memset(&p, 0, sizeof(p));
 	capture_start(&cap, STDERR_FILENO);
-	r = payload_load(&mem, &cfg, &p);
+	r = payload_load(&mem, &cfg, &hw, &p);
 	capture_end(&cap);
 	ck_assert_int_eq(r, -1);
 	assert_one_line(cap.text, "--append", "4095 bytes");

@@ -77,6 +77,7 @@ struct bench_host {
 	char cpu[128];
 	char kernel[200];
 	char kvm[160];			/* flavour, e.g. "PVM (no hardware...)" */
+	char qemu_cpu[64];		/* QEMU's -cpu for --peer qemu */
 	char payload_info[512];		/* the BENCHINFO words, default run */
 	char floor_info[256];		/* kvm-floor's BENCHINFO words */
 	char date[64];
@@ -139,7 +140,11 @@ int bench_svg_groups(const char *dir, const struct bench_results *r);
 
 /* --- host.c --------------------------------------------------------- */
 
-void bench_host_describe(struct bench_host *h);	/* load_start too */
+struct host;
+
+/* h from the host profile p (vmm/host.h: probed once by the caller), and
+ * load_start. */
+void bench_host_describe(struct bench_host *h, const struct host *p);
 /* "0.52 0.61 0.70" from /proc/loadavg, or "unknown". */
 void bench_host_load(char *buf, size_t len);
 
@@ -183,8 +188,8 @@ int bench_write_outputs(const struct bench_opts *o,
  * only ("NAME:RING") just that case; without, every selected case but
  * the blk ones, which the driver runs one by one right after minivmm's,
  * so both see the same host load. */
-void bench_peer_qemu(const struct bench_opts *o, const char *payload,
-		     const char *disk, const char *only,
+void bench_peer_qemu(const struct bench_opts *o, const struct bench_host *h,
+		     const char *payload, const char *disk, const char *only,
 		     struct bench_results *r);
 
 /* --- the subcommand (bench.c) --------------------------------------------- */

@@ -297,7 +297,8 @@ out:
 	if (b->o.peer_qemu && paired(k->name)) {
 		if (bench_is_net(k->name))
 			bench_net_start(k->name);
-		bench_peer_qemu(&b->o, b->payload, b->disk, word, &b->res);
+		bench_peer_qemu(&b->o, &b->host, b->payload, b->disk, word,
+				&b->res);
 		bench_net_stop();
 	}
 }
@@ -486,7 +487,8 @@ int bench_main(int argc, char **argv)
 	b.host.repeats = b.o.repeat;
 	b.host.vmm_cpu = bench_pin_cpu();
 	b.host.pinned = b.host.vmm_cpu >= 0;
-	bench_host_describe(&b.host);
+	host_probe(&b.profile);
+	bench_host_describe(&b.host, &b.profile);
 	if (any_blk(&b) && bench_disk_prepare(&b) < 0) {
 		cleanup(&b);
 		return 1;
@@ -515,7 +517,8 @@ int bench_main(int argc, char **argv)
 		bench_run_snapshot(&b);
 	if (b.o.peer_qemu) {
 		bench_progress(&b, "qemu", "q35");
-		bench_peer_qemu(&b.o, b.payload, b.disk, NULL, &b.res);
+		bench_peer_qemu(&b.o, &b.host, b.payload, b.disk, NULL,
+				&b.res);
 	}
 	if (b.tty)
 		fprintf(stderr, "\r\033[K");

@@ -1,24 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* The host, described for the benchmark report: CPU model, kernel, the
- * KVM flavour (PVM, which runs guests without hardware virtualization, is
- * told apart from VMX/SVM KVM by its module), and the load average, since
- * other work on the host shows up in every number. */
+ * KVM flavour (from the host profile, vmm/host.h: PVM, which runs guests
+ * without hardware virtualization, or VMX/SVM KVM), and the load average,
+ * since other work on the host shows up in every number. */
 #include "tools/bench/bench.h"
+#include "vmm/host.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
-
-static bool module_loaded(const char *name)
-{
-	char path[128];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/module/%s", name);
-	return stat(path, &st) == 0;
-}
 
 static void cpu_model(char *buf, size_t len)
 {
@@ -47,29 +38,30 @@ static void cpu_model(char *buf, size_t len)
 	}
 }
 
-static void kvm_flavour(char *buf, size_t len)
+static void kvm_flavour(const struct host *p, char *buf, size_t len)
 {
-	static const char *const mods[] = { "kvm", "kvm_pvm", "kvm_intel",
-					    "kvm_amd" };
-	char list[96] = "";
+	const char *mods = p->modules[0] ? p->modules :
+			   "none found in /sys/module";
+	const char *forced = !p->forced ? "" : p->ring0_emulated ?
+			     " (MINIVMM_HOST_EMULATES_RING0=1)" :
+			     " (MINIVMM_HOST_EMULATES_RING0=0)";
 
-	for (size_t i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
-		size_t l = strlen(list);
-
-		if (module_loaded(mods[i]))
-			snprintf(list + l, sizeof(list) - l, "%s%s",
-				 l ? " " : "", mods[i]);
+	switch (p->kind) {
+	case HOST_PVM:
+		snprintf(buf, len, "PVM (no hardware virtualization)%s; "
+			 "modules: %s", forced, mods);
+		break;
+	case HOST_VMX:
+		snprintf(buf, len, "KVM on Intel VMX%s; modules: %s", forced,
+			 mods);
+		break;
+	case HOST_SVM:
+		snprintf(buf, len, "KVM on AMD SVM%s; modules: %s", forced,
+			 mods);
+		break;
+	default:
+		snprintf(buf, len, "unknown%s; modules: %s", forced, mods);
 	}
-	if (module_loaded("kvm_pvm"))
-		snprintf(buf, len, "PVM (no hardware virtualization); "
-			 "modules: %s", list);
-	else if (module_loaded("kvm_intel"))
-		snprintf(buf, len, "KVM on Intel VMX; modules: %s", list);
-	else if (module_loaded("kvm_amd"))
-		snprintf(buf, len, "KVM on AMD SVM; modules: %s", list);
-	else
-		snprintf(buf, len, "unknown; modules: %s", *list ? list :
-			 "none found in /sys/module");
 }
 
 void bench_host_load(char *buf, size_t len)
@@ -85,8 +77,10 @@ void bench_host_load(char *buf, size_t len)
 		fclose(f);
 }
 
-void bench_host_describe(struct bench_host *h)
+void bench_host_describe(struct bench_host *h, const struct host *p)
 {
+	const char *cpu = host_qemu_cpu(p);
+
 	struct utsname u;
 	time_t now = time(NULL);
 	struct tm tm;
@@ -97,7 +91,8 @@ void bench_host_describe(struct bench_host *h)
 			 u.release, u.machine);
 	else
 		snprintf(h->kernel, sizeof(h->kernel), "unknown");
-	kvm_flavour(h->kvm, sizeof(h->kvm));
+	kvm_flavour(p, h->kvm, sizeof(h->kvm));
+	snprintf(h->qemu_cpu, sizeof(h->qemu_cpu), "%s", cpu ? cpu : "host");
 	bench_host_load(h->load_start, sizeof(h->load_start));
 	if (gmtime_r(&now, &tm))
 		strftime(h->date, sizeof(h->date), "%Y-%m-%d %H:%M UTC", &tm);

@@ -91,9 +91,9 @@ static void case_list(const char *sel, char *buf, size_t len)
 
 /* devs: the case names whose devices QEMU gets (cases, or the cases of
  * the rows an empty "none" boot is the baseline of). */
-static int run_qemu(const struct bench_opts *o, const char *payload,
-		    const char *disk, const char *cases, const char *devs,
-		    bool xen, struct bench_child *c)
+static int run_qemu(const struct bench_opts *o, const struct bench_host *h,
+		    const char *payload, const char *disk, const char *cases,
+		    const char *devs, bool xen, struct bench_child *c)
 {
 	char append[LIST_MAX + 128], drive[PATH_MAX + 64];
 	char *argv[44];
@@ -107,10 +107,10 @@ static int run_qemu(const struct bench_opts *o, const char *payload,
 			  "kvm";
 	argv[n++] = "-M";
 	argv[n++] = "q35";
-	/* PVM hosts refuse IA32_ARCH_CAPABILITIES (0x10a), which QEMU
-	 * asserts on; the payload does not need it anywhere. */
+	/* The host CPU, as the host's quirks have it (PVM hosts: without
+	 * IA32_ARCH_CAPABILITIES, vmm/pvm/quirks.c). */
 	argv[n++] = "-cpu";
-	argv[n++] = "host,-arch-capabilities";
+	argv[n++] = (char *)h->qemu_cpu;
 	argv[n++] = "-m";
 	argv[n++] = "256";
 	argv[n++] = "-display";
@@ -225,10 +225,10 @@ static void cannot_run(struct bench_results *r, const char *why)
 /* A paired (blk or net) row just added from run c: its syscalls and
  * switches per op, less an empty boot's with the same devices (one per
  * kind, made the first time). */
-static void per_op(const struct bench_opts *o, const char *payload,
-		   const char *disk, const char *only, bool xen,
-		   const struct bench_child *c, struct bench_results *r,
-		   size_t from)
+static void per_op(const struct bench_opts *o, const struct bench_host *h,
+		   const char *payload, const char *disk, const char *only,
+		   bool xen, const struct bench_child *c,
+		   struct bench_results *r, size_t from)
 {
 	static long long base[2][2] = { { -2, -2 }, { -2, -2 } };
 	struct bench_child e;
@@ -240,7 +240,8 @@ static void per_op(const struct bench_opts *o, const char *payload,
 	b = base[bench_is_net(only)];
 	if (b[0] == -2) {
 		b[0] = b[1] = -1;
-		if (run_qemu(o, payload, disk, "none", only, xen, &e) == 0) {
+		if (run_qemu(o, h, payload, disk, "none", only, xen,
+			     &e) == 0) {
 			b[0] = e.syscalls;
 			b[1] = e.switches;
 		}
@@ -252,8 +253,8 @@ static void per_op(const struct bench_opts *o, const char *payload,
 					      c->switches, b[0], b[1]);
 }
 
-void bench_peer_qemu(const struct bench_opts *o, const char *payload,
-		     const char *disk, const char *only,
+void bench_peer_qemu(const struct bench_opts *o, const struct bench_host *h,
+		     const char *payload, const char *disk, const char *only,
 		     struct bench_results *r)
 {
 	char cases[LIST_MAX], why[BENCH_NOTE_MAX], last[100];
@@ -272,18 +273,18 @@ void bench_peer_qemu(const struct bench_opts *o, const char *payload,
 		return;
 	}
 	if (!no_xen &&
-	    run_qemu(o, payload, disk, cases, cases, true, &c) == 0) {
+	    run_qemu(o, h, payload, disk, cases, cases, true, &c) == 0) {
 		add_rows(c.out, "q35+xen-platform", r);
-		per_op(o, payload, disk, only, true, &c, r, from);
+		per_op(o, h, payload, disk, only, true, &c, r, from);
 		bench_child_free(&c);
 		return;
 	}
 	if (!no_xen)
 		bench_child_free(&c);
 	no_xen = true;
-	if (run_qemu(o, payload, disk, cases, cases, false, &c) == 0) {
+	if (run_qemu(o, h, payload, disk, cases, cases, false, &c) == 0) {
 		add_rows(c.out, "q35", r);
-		per_op(o, payload, disk, only, false, &c, r, from);
+		per_op(o, h, payload, disk, only, false, &c, r, from);
 	} else {
 		snprintf(why, sizeof(why), QEMU " could not run the payload "
 			 "here (status %d%s): %s", c.status,

@@ -3,7 +3,7 @@
 #include "tools/test/test.h"
 #include "tools/bench/bench.h"
 #include "vmm/boot/loader.h"
-#include "vmm/pvm/emulate.h"
+#include "vmm/host.h"
 #include "tools/test/report.h"
 #include "tools/test/run.h"
 #include "tools/test/snap.h"
@@ -23,10 +23,6 @@
 #define JOBS_MAX	64
 #define MANIFEST_MAX	(4u << 20)
 #define QEMU_BIN	"qemu-system-x86_64"
-/* This PVM host's KVM refuses QEMU's IA32_ARCH_CAPABILITIES (MSR 0x10a):
- * QEMU runs here only with it hidden, which also makes it the host CPU
- * for every test, whatever the manifest's -cpu. */
-#define QEMU_PVM_ARGS	"-cpu host,-arch-capabilities"
 
 struct test_opts {
 	int jobs;
@@ -59,7 +55,7 @@ static void usage(FILE *out)
 "  --peer qemu          also run each test under qemu-system-x86_64 as the\n"
 "                       suite's scripts do, and print both columns\n"
 "  --qemu-args ARGS     more arguments for QEMU (default on PVM hosts:\n"
-"                       " QEMU_PVM_ARGS ")\n"
+"                       -cpu host,-arch-capabilities)\n"
 "  --markdown FILE      write the results (both columns) as a Markdown table\n"
 "  --no-snapshots       boot every test in full (default: the tests marked\n"
 "                       snapshot = port start from one snapshot per machine,\n"
@@ -261,11 +257,26 @@ static int select_tests(const struct test_opts *o, const struct manifest *m,
 struct setup {
 	char self[4096], qemu[4096], env[4352], kdir[4096], mcopy[4096];
 	char host[512];
+	char qemu_cpu[80];		/* "-cpu ..." the host needs, or "" */
+	struct host profile;		/* probed once (vmm/host.h) */
 	struct plan_opts po;
 };
 
+/* QEMU's extra arguments by default: what the host's quirks need (on PVM
+ * hosts, whose KVM refuses QEMU's IA32_ARCH_CAPABILITIES, the host CPU
+ * for every test, whatever the manifest's -cpu), else none. */
+static const char *default_qemu_args(struct setup *s)
+{
+	const char *cpu = host_qemu_cpu(&s->profile);
+
+	snprintf(s->qemu_cpu, sizeof(s->qemu_cpu), "%s%s", cpu ? "-cpu " : "",
+		 cpu ? cpu : "");
+	return s->qemu_cpu;
+}
+
 static int prepare(const struct test_opts *o, struct setup *s)
 {
+	host_probe(&s->profile);
 	if (vmm_path("test", s->self, sizeof(s->self)) < 0)
 		return -1;
 	if (o->peer && !find_in_path(QEMU_BIN, s->qemu, sizeof(s->qemu))) {
@@ -292,8 +303,7 @@ static int prepare(const struct test_opts *o, struct setup *s)
 		.kernel_dir = s->kdir, .vmm = s->self,
 		.qemu = o->peer ? s->qemu : NULL,
 		.qemu_extra = o->qemu_args ? o->qemu_args :
-			      emulate_host_ring0_emulated() ? QEMU_PVM_ARGS :
-			      "",
+			      default_qemu_args(s),
 		.env_file = s->env, .timeout = o->timeout,
 		.read_file = read_first_line,
 	};
@@ -305,7 +315,7 @@ static void describe_host(const struct setup *s, bool peer, char *buf,
 {
 	struct bench_host h = { 0 };
 
-	bench_host_describe(&h);
+	bench_host_describe(&h, &s->profile);
 	snprintf(buf, size, "%s on %s, %s, KVM: %s%s%s%s", h.date, h.cpu,
 		 h.kernel, h.kvm, peer ? "; QEMU with '" : "",
 		 peer ? s->po.qemu_extra : "", peer ? "'" : "");

@@ -2,7 +2,7 @@
 #include "vmm/boot/linux.h"
 #include "vmm/boot/bzimage.h"
 #include "vmm/boot/multiboot.h"
-#include "vmm/pvm/emulate.h"
+#include "vmm/host.h"
 #include "vmm/layout.h"
 
 #include <elf.h>
@@ -174,16 +174,16 @@ out:
 
 /* --- the command line ------------------------------------------------ */
 
-static int build_cmdline(const struct vmm_config *cfg, bool is_linux,
-			 size_t limit, struct payload *p)
+static int build_cmdline(const struct vmm_config *cfg, struct host *h,
+			 bool is_linux, size_t limit, struct payload *p)
 {
 	const char *append = cfg->append ? cfg->append : "";
 	bool snap = cfg->snapshot != NULL;	/* it may be snapshotted */
 	size_t len;
 
 	if (is_linux) {
-		if (emulate_linux_cmdline(append, snap, p->cmdline,
-					  sizeof(p->cmdline)) < 0)
+		if (host_linux_cmdline(h, append, snap, p->cmdline,
+				       sizeof(p->cmdline)) < 0)
 			len = SIZE_MAX;
 		else
 			len = strlen(p->cmdline);
@@ -194,7 +194,7 @@ static int build_cmdline(const struct vmm_config *cfg, bool is_linux,
 	}
 	if (len <= limit && len < sizeof(p->cmdline)) {
 		if (is_linux)
-			emulate_linux_cmdline_notes(append, snap);
+			host_linux_cmdline_notes(h, append, snap);
 		return 0;
 	}
 	fprintf(stderr, "minivmm: error: --append: the kernel command line "
@@ -248,7 +248,7 @@ static int load_multiboot(struct gmem *mem, const struct vmm_config *cfg,
 }
 
 int payload_load(struct gmem *mem, const struct vmm_config *cfg,
-		 struct payload *p)
+		 struct host *h, struct payload *p)
 {
 	char err[LOADER_ERR_MAX];
 	size_t len, limit = PVH_CMDLINE_LIMIT;
@@ -259,7 +259,7 @@ int payload_load(struct gmem *mem, const struct vmm_config *cfg,
 	if (!cfg->kernel) {
 		if (cfg->initrd && initrd_load(mem, cfg->initrd, p) < 0)
 			return -1;
-		return build_cmdline(cfg, false, limit, p);
+		return build_cmdline(cfg, h, false, limit, p);
 	}
 	if (loader_read_file(cfg->kernel, mem->ram_size, &buf, &len,
 			     err) < 0) {
@@ -290,5 +290,5 @@ int payload_load(struct gmem *mem, const struct vmm_config *cfg,
 	free(buf);
 	if (ret < 0)
 		return -1;
-	return build_cmdline(cfg, is_linux, limit, p);
+	return build_cmdline(cfg, h, is_linux, limit, p);
 }

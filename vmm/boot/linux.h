@@ -5,9 +5,10 @@
  * setup header handed to the firmware, which builds boot_params) or an ELF
  * with a PVH entry note (loader.c); the initrd per the kernel's limits; and
  * the command line the guest gets, checked against the kernel's limit,
- * with the parameters this host needs added (pvm/emulate.h).  Every failure is
- * bad input: one line on stderr, and the caller exits with status 2 before
- * any guest code runs.
+ * as the host's quirks have it for a Linux kernel (host.h: exactly the
+ * user's on hardware virtualization).  Every failure is bad input: one
+ * line on stderr, and the caller exits with status 2 before any guest code
+ * runs.
  */
 #ifndef MINIVMM_LINUX_LOAD_H
 #define MINIVMM_LINUX_LOAD_H
@@ -22,7 +23,9 @@
  * carry no header saying so). */
 #define LINUX_PVH_CMDLINE_LIMIT	2047
 
+struct host;
+
 int payload_load(struct gmem *mem, const struct vmm_config *cfg,
-		 struct payload *p);
+		 struct host *h, struct payload *p);
 
 #endif

@@ -18,6 +18,7 @@ enum long_only {
 	OPT_CPUID, OPT_PCI_TESTDEV, OPT_CONSOLE_DEVICE,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
+	OPT_VERBOSE,
 };
 
 static const struct option options[] = {
@@ -32,6 +33,7 @@ static const struct option options[] = {
 	{ "stats",	no_argument,	   NULL, OPT_STATS },
 	{ "stats-json",	required_argument, NULL, OPT_STATS_JSON },
 	{ "timing",	no_argument,	   NULL, OPT_TIMING },
+	{ "verbose",	no_argument,	   NULL, OPT_VERBOSE },
 	{ "ecam",	required_argument, NULL, OPT_ECAM },
 	{ "pci-pio",	required_argument, NULL, OPT_PCI_PIO },
 	{ "pci-buses",	required_argument, NULL, OPT_PCI_BUSES },
@@ -86,6 +88,8 @@ void cli_usage(FILE *out)
 "  --stats                print exit counts at exit (stderr)\n"
 "  --stats-json FILE      write the same as JSON, atomically\n"
 "  --timing               print boot milestones with host times (stderr)\n"
+"  --verbose              say on stderr what kind of host this is, which\n"
+"                         host quirks are on, and when each first acts\n"
 "  --exit-style raw|qemu  a test-exit write of V ends with V & 0xff (raw,\n"
 "                         default) or (V << 1 | 1) & 0xff like QEMU's\n"
 "                         isa-debug-exit (what kvm-unit-tests expect)\n"
@@ -449,6 +453,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_STATS: cfg->stats = true; return 0;
 	case OPT_STATS_JSON: cfg->stats_json = v; return 0;
 	case OPT_TIMING: cfg->timing = true; return 0;
+	case OPT_VERBOSE: cfg->verbose = true; return 0;
 	case OPT_MSR_POLICY: cfg->msr_policy = v; return 0;
 	case OPT_MSR:
 		if (cfg->n_msr_rules == CLI_MAX_MSR_RULES)

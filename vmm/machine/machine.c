@@ -9,13 +9,13 @@
 #include "vmm/boot/linux.h"
 #include "vmm/x86/cpuid.h"
 #include "vmm/run/exit_status.h"
+#include "vmm/host.h"
 #include "vmm/layout.h"
 #include "vmm/msr/vm.h"
 #include "vmm/machine/pci_vm.h"
 #include "vmm/machine/platform.h"
 #include "vmm/machine/suspend.h"
 #include "vmm/snapshot/snapshot.h"
-#include "vmm/pvm/syscall.h"
 #include "vmm/vcpu.h"
 #include "vmm/machine/virtio_vm.h"
 #include "vmm/vm.h"
@@ -234,7 +234,7 @@ static int load_images(struct vm *vm, const struct vmm_config *cfg)
 		fw = default_firmware(path, sizeof(path));
 	if (rom_load(&vm->mem, fw, &vm->rom) < 0)
 		return -1;
-	return payload_load(&vm->mem, cfg, &vm->payload);
+	return payload_load(&vm->mem, cfg, vm->host, &vm->payload);
 }
 
 static int write_fdt(struct vm *vm, const struct vmm_config *cfg)
@@ -258,16 +258,18 @@ static int write_fdt(struct vm *vm, const struct vmm_config *cfg)
  * handler later (msr_vm_install). */
 static void set_exits(struct vm *vm)
 {
-	vm->emulate = (struct emulate_ctx){ &vm->mem, &vm->stats };
+	vm->quirk_ctx = (struct quirk_ctx){ &vm->mem, &vm->stats,
+					    &vm->host->log };
 	vm->exits = (struct vcpu_exits){
 		.pio = &vm->pio,
 		.mmio = &vm->mmio,
 		.stats = &vm->stats,
-		.internal_error = { emulate_failure, &vm->emulate },
 		.stop = vm_stop_from_vcpu,
 		.stop_ctx = vm,
 		.stopping = &vm->stopping,
 	};
+	host_internal_error_hook(vm->host, &vm->quirk_ctx,
+				 &vm->exits.internal_error);
 }
 
 static int create_vcpus(struct vm *vm)
@@ -282,14 +284,25 @@ static int create_vcpus(struct vm *vm)
 		v->fd = -1;
 		if (vcpu_create(vm->kvm.vm_fd, (size_t)vm->kvm.vcpu_mmap_size,
 				i, &vm->exits, v) < 0 ||
-		    cpuid_setup(vm->kvm.sys_fd, vm->ncpus, vm->cfg->cpuid,
-				v) < 0)
+		    cpuid_setup(vm->host, vm->kvm.sys_fd, vm->ncpus,
+				vm->cfg->cpuid, v) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-struct vm *vm_create(const struct vmm_config *cfg, int *status)
+/* --syscall-fix on where the host's quirks have no fix: said, and off. */
+static void syscall_fix_note(const struct vm *vm)
+{
+	if (vm->cfg->syscall_fix == SYSCALL_FIX_ON &&
+	    !host_quirk_on(vm->host, QUIRK_SYSCALL_FIX))
+		fprintf(stderr, "minivmm: --syscall-fix on: this host's KVM "
+			"runs guest ring 0 in hardware, SYSCALL needs no "
+			"help: staying off\n");
+}
+
+struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
+		     int *status)
 {
 	struct vm *vm = calloc(1, sizeof(*vm));
 	int usage;
@@ -298,6 +311,7 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	if (!vm)
 		return NULL;
 	vm->cfg = cfg;
+	vm->host = h;
 	vm->kvm.sys_fd = vm->kvm.vm_fd = -1;
 	vm->stop_fd = eventfd(0, EFD_CLOEXEC);
 	pthread_mutex_init(&vm->stop_lock, NULL);
@@ -310,7 +324,7 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_buses, json_buses, vm });
 	*status = EXIT_USAGE;
-	syscall_fix_prepare(vm);	/* its MSRs go into the filter */
+	host_vm_prepare(h, vm);	/* the syscall fix's MSRs: into the filter */
 	if (console_open(&vm->console, cfg->console, cfg->console_file) < 0 ||
 	    msr_vm_prepare(vm) < 0 || virtio_vm_prepare(vm) < 0)
 		goto fail;
@@ -341,8 +355,10 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 	if (add_devices(vm) < 0 || pci_vm_setup(vm) < 0 ||
 	    create_vcpus(vm) < 0)
 		goto fail;
-	if (msr_vm_install(vm) < 0 || syscall_fix_install(vm) < 0)
+	if (msr_vm_install(vm) < 0 || host_vm_install(h, vm) < 0)
 		goto fail;
+	syscall_fix_note(vm);
+	stats_add_reporter(&vm->stats, host_stats_reporter(h));
 	if (snapshot_setup(vm, &usage) < 0) {
 		*status = usage ? EXIT_USAGE : EXIT_VMM_ERROR;
 		goto fail;
@@ -361,7 +377,7 @@ void vm_destroy(struct vm *vm)
 	snapshot_destroy(vm);
 	snap_registry_free(&vm->snap_reg);
 	msr_vm_destroy(vm);
-	syscall_fix_destroy(vm);
+	host_vm_destroy(vm->host, vm);
 	for (unsigned int i = 0; vm->vcpus && i < vm->ncpus; i++)
 		vcpu_destroy(&vm->vcpus[i]);
 	free(vm->vcpus);

@@ -7,12 +7,15 @@
 #ifndef MINIVMM_MACHINE_H
 #define MINIVMM_MACHINE_H
 
+struct host;
 struct vm;
 struct vmm_config;
 
-/* Builds the machine.  Returns NULL after printing why; *status tells the
- * exit status to use (EXIT_USAGE for bad input, EXIT_VMM_ERROR else). */
-struct vm *vm_create(const struct vmm_config *cfg, int *status);
+/* Builds the machine on host h (host.h: the VM keeps the pointer).
+ * Returns NULL after printing why; *status tells the exit status to use
+ * (EXIT_USAGE for bad input, EXIT_VMM_ERROR else). */
+struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
+		     int *status);
 void vm_destroy(struct vm *vm);
 
 #endif

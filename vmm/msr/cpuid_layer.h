@@ -5,14 +5,15 @@
  * the origin "cpuid".
  *
  *   IA32_SPEC_CTRL          #GP without IBRS, STIBP or SSBD (Intel or AMD
- *                           bits); with them, on hosts whose KVM emulates
- *                           guest ring 0 (PVM), a per-vCPU register:
- *                           there the guest's writes do not stick
+ *                           bits)
  *   IA32_PRED_CMD           #GP without IBPB (or SBPB)
  *   IA32_FLUSH_CMD          #GP without L1D_FLUSH
  *   IA32_ARCH_CAPABILITIES  #GP without ARCH_CAPABILITIES
  *
- * Everything else is left as the rules and KVM have it.
+ * An MSR the CPUID offers stays KVM's unless the host's quirks say
+ * otherwise (host.h; on PVM hosts pvm/spec_ctrl.h: IA32_SPEC_CTRL a
+ * per-vCPU register).  Everything else is left as the rules and KVM have
+ * it.
  */
 #ifndef MINIVMM_MSR_CPUID_LAYER_H
 #define MINIVMM_MSR_CPUID_LAYER_H
@@ -22,10 +23,11 @@
 
 #include "vmm/msr/policy.h"
 
+struct host;
 struct kvm_cpuid2;
 
-/* Adds the rules for cpuid; 0 or -1 with err. */
+/* Adds the rules for cpuid on host h; 0 or -1 with err. */
 int msr_cpuid_layer(struct msr_policy *p, const struct kvm_cpuid2 *cpuid,
-		    bool ring0_emulated, char *err, size_t errlen);
+		    struct host *h, char *err, size_t errlen);
 
 #endif

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/msr/vm.h"
 #include "vmm/x86/cpuid.h"
+#include "vmm/host.h"
 #include "vmm/kvm_compat.h"
 #include "vmm/msr/cpuid_layer.h"
 #include "vmm/msr/exit.h"
 #include "vmm/msr/filter.h"
 #include "vmm/msr/names.h"
-#include "vmm/pvm/emulate.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -35,16 +35,15 @@ struct msr_vm {
 /* The CPUID-gated MSRs, from the CPUID the guest will get (no layer if
  * /dev/kvm cannot be asked: the VM would not start anyway). */
 static int cpuid_layer(struct msr_policy *p, const struct vmm_config *cfg,
-		       char *err, size_t errlen)
+		       struct host *h, char *err, size_t errlen)
 {
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	struct kvm_cpuid2 *c = fd >= 0 ? cpuid_guest_table(fd, cfg->cpuid) :
-			       NULL;
+	struct kvm_cpuid2 *c = fd >= 0 ?
+			       cpuid_guest_table(h, fd, cfg->cpuid) : NULL;
 	int r = 0;
 
 	if (c)
-		r = msr_cpuid_layer(p, c, emulate_host_ring0_emulated(), err,
-				    errlen);
+		r = msr_cpuid_layer(p, c, h, err, errlen);
 	free(c);
 	if (fd >= 0)
 		close(fd);
@@ -76,12 +75,12 @@ static int load_text(struct msr_policy *p, const char *name,
 }
 
 int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,
-			   const char *policy_file)
+			   struct host *h, const char *policy_file)
 {
 	char err[ERR_LEN];
 
 	msr_policy_init(p);
-	if (cpuid_layer(p, cfg, err, sizeof(err)))
+	if (cpuid_layer(p, cfg, h, err, sizeof(err)))
 		goto fail;
 	if (policy_file && cfg->msr_policy_text &&
 	    policy_file == cfg->msr_policy) {
@@ -106,13 +105,13 @@ fail:
 	return -1;
 }
 
-int msr_policy_check(const struct vmm_config *cfg, FILE *out)
+int msr_policy_check(const struct vmm_config *cfg, struct host *h, FILE *out)
 {
 	struct msr_policy p;
 	struct msr_filter f;
 	char err[ERR_LEN];
 
-	if (msr_policy_from_config(&p, cfg, cfg->msr_policy_check) < 0) {
+	if (msr_policy_from_config(&p, cfg, h, cfg->msr_policy_check) < 0) {
 		msr_policy_free(&p);
 		return 2;
 	}
@@ -361,7 +360,8 @@ int msr_vm_prepare(struct vm *vm)
 	m->vm = vm;
 	vm->msr_state = m;
 	msr_stats_init(&m->stats);
-	if (msr_policy_from_config(&m->policy, vm->cfg, vm->cfg->msr_policy))
+	if (msr_policy_from_config(&m->policy, vm->cfg, vm->host,
+				   vm->cfg->msr_policy))
 		return -1;
 	if (msr_filter_compile_watch(&m->filter, &m->policy,
 				     vm->msr_observer.watch,

@@ -12,18 +12,19 @@
 #include "vmm/cli/cli.h"
 #include "vmm/msr/policy.h"
 
+struct host;
 struct vm;
 
-/* The policy: the CPUID layer (cpuid_layer.h), then --msr-policy, --msr
- * and --msr-default, in that order.
+/* The policy on host h: the CPUID layer (cpuid_layer.h), then
+ * --msr-policy, --msr and --msr-default, in that order.
  * 0, or -1 after printing one "minivmm: error: FILE:LINE:COL: ..." line.
  * The caller frees p either way. */
 int msr_policy_from_config(struct msr_policy *p, const struct vmm_config *cfg,
-			   const char *policy_file);
+			   struct host *h, const char *policy_file);
 
 /* --msr-policy-check FILE: print the effective table and the KVM filter it
  * compiles to.  Returns the exit status (0, or 2 for a bad policy). */
-int msr_policy_check(const struct vmm_config *cfg, FILE *out);
+int msr_policy_check(const struct vmm_config *cfg, struct host *h, FILE *out);
 
 /* Builds and compiles the table and opens host MSR devices: before KVM is
  * opened, so bad input is reported as such.  0, or -1 after printing why

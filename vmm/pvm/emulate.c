@@ -4,6 +4,7 @@
 #include "vmm/pvm/emulate.h"
 #include "vmm/pvm/emulate_sys.h"
 #include "vmm/pvm/insn_decode.h"
+#include "vmm/quirks.h"
 #include "vmm/x86/pagewalk.h"
 #include "vmm/memory.h"
 #include "vmm/run/stats.h"
@@ -16,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <unistd.h>
 
 #define EFER_LMA	(1ull << 10)
 #define RFLAGS_ZF	(1ull << 6)
@@ -45,7 +45,7 @@ struct cpu_state {
 	struct gmem *mem;
 };
 
-static int get_state(const struct emulate_ctx *e, struct vcpu *v,
+static int get_state(const struct quirk_ctx *e, struct vcpu *v,
 		     struct cpu_state *st)
 {
 	st->mem = e->mem;
@@ -357,7 +357,7 @@ static void add_reporter(struct stats *stats)
 
 bool emulate_failure(void *ctx, struct vcpu *v)
 {
-	const struct emulate_ctx *e = ctx;
+	const struct quirk_ctx *e = ctx;
 	uint8_t bytes[INSN_MAX_LEN];
 	struct cpu_state st;
 	struct insn in;
@@ -394,171 +394,9 @@ bool emulate_failure(void *ctx, struct vcpu *v)
 			&st.s, st.pw, st.long64 }, &in);
 		break;
 	}
-	if (ok)
+	if (ok) {
 		add_reporter(e->stats);
+		quirk_acted(e->log, QUIRK_INSN_COMPLETE, 1);
+	}
 	return ok;
-}
-
-/* --- host detection and the command line ---------------------------- */
-
-bool emulate_host_ring0_emulated(void)
-{
-	const char *env = getenv("MINIVMM_HOST_EMULATES_RING0");
-
-	if (env && (!strcmp(env, "0") || !strcmp(env, "1")))
-		return env[0] == '1';
-	return access("/sys/module/kvm_pvm", F_OK) == 0;
-}
-
-/* True if word appears in s as a whole blank-separated word. */
-static bool has_word(const char *s, const char *word)
-{
-	size_t len = strlen(word);
-
-	for (const char *p = s; (p = strstr(p, word)); p += len) {
-		bool start = p == s || p[-1] == ' ' || p[-1] == '\t';
-		bool end = !p[len] || p[len] == ' ' || p[len] == '\t';
-
-		if (start && end)
-			return true;
-	}
-	return false;
-}
-
-/* True if param is "key=value" and s has a word "key=...". */
-static bool has_key(const char *s, const char *param)
-{
-	const char *eq = strchr(param, '=');
-	size_t klen = eq ? (size_t)(eq - param) + 1 : 0;
-
-	if (!klen)
-		return false;
-	for (const char *p = s; *p; p++)
-		if ((p == s || p[-1] == ' ' || p[-1] == '\t') &&
-		    !strncmp(p, param, klen))
-			return true;
-	return false;
-}
-
-static const struct {
-	const char *param;
-	const char *why;
-	bool snapshot_only;	/* only for a boot that may be snapshotted */
-} host_params[] = {
-	{ "noxsave", "this host's KVM cannot emulate XSAVE/XRSTOR in guest "
-		     "ring 0, and its ring 0 sees XSAVE whatever CPUID says" },
-	{ "clearcpuid=smap,popcnt,ssse3,erms,fsrm", "SMAP, POPCNT and SSSE3 "
-		    "cannot be hidden in CPUID here: clac, stac and popcnt "
-		    "would each exit to minivmm, and the emulator has no SIMD "
-		    "for Linux's SSSE3 BLAKE2s; the emulator runs rep movs/stos "
-		    "one element per step, so without ERMS/FSRM Linux's memcpy, "
-		    "memset, clear_page and user copies move 8 bytes a step, "
-		    "not 1 (clearcpuid taints the kernel: 'S')" },
-	{ "noreplace-smp", "with one CPU Linux rewrites each of its LOCK "
-		    "prefixes (thousands) through a temporary page table and a "
-		    "TLB flush, which this host's shadow paging makes costly; "
-		    "the prefixes cost nothing here (no effect with -c 2 or "
-		    "more)" },
-	{ "lapic=notscdeadline", "on a one-shot-only (TSC-deadline) timer "
-		    "Linux's boot-time periodic tick catches up on missed "
-		    "ticks inside the timer interrupt, and in emulated ring 0 "
-		    "one tick's work can outlast the 4 ms it catches up "
-		    "(vCPUs stuck in the interrupt for good); the LAPIC's "
-		    "periodic mode drops missed ticks instead" },
-	{ "clocksource=kvm-clock", "this host's KVM cannot offset the "
-		    "guest's TSC (guest code reads the host's), so in a "
-		    "restored snapshot the TSC has moved on by the time the "
-		    "file sat on disk, and Linux's tsc clocksource would "
-		    "catch up on all of it (work that grows with that time) "
-		    "before the guest goes on; kvmclock is restored by value",
-	  true },
-	{ "no-kvmapf", "setting a restored guest's async-page-fault MSR "
-		    "makes KVM send it a wake-up for every task that could "
-		    "be waiting on a page (Linux walks all 256 wait queues, "
-		    "some 5000 emulated instructions before anything else "
-		    "runs); without async page faults nothing waits",
-	  true },
-};
-
-/* The parameters this host needs that append lacks: calls fn for each. */
-static void for_each_missing(const char *append, bool snapshot,
-			     void (*fn)(void *ctx, unsigned int i), void *ctx)
-{
-	for (unsigned int i = 0; emulate_host_ring0_emulated() &&
-	     i < sizeof(host_params) / sizeof(host_params[0]); i++)
-		if ((snapshot || !host_params[i].snapshot_only) &&
-		    !has_word(append, host_params[i].param) &&
-		    !has_key(append, host_params[i].param))
-			fn(ctx, i);
-}
-
-struct cmdline_buf {
-	char *buf;
-	size_t size, len;
-	bool full;
-};
-
-static void add_param(void *ctx, unsigned int i)
-{
-	struct cmdline_buf *b = ctx;
-	size_t plen = strlen(host_params[i].param);
-
-	if (b->len + plen + 1 >= b->size) {
-		b->full = true;
-		return;
-	}
-	memcpy(b->buf + b->len, host_params[i].param, plen);
-	b->buf[b->len + plen] = ' ';
-	b->len += plen + 1;
-}
-
-/* The host's parameters go first: anything after a "--" in append is
- * for init, not the kernel. */
-int emulate_linux_cmdline(const char *append, bool snapshot, char *buf,
-			  size_t size)
-{
-	struct cmdline_buf b = { buf, size, 0, false };
-	size_t alen;
-
-	if (!append)
-		append = "";
-	alen = strlen(append);
-	for_each_missing(append, snapshot, add_param, &b);
-	if (b.full || b.len + alen >= size)
-		return -1;
-	memcpy(buf + b.len, append, alen + 1);
-	b.len += alen;
-	while (b.len && buf[b.len - 1] == ' ')	/* append was empty */
-		buf[--b.len] = 0;
-	return 0;
-}
-
-static void announce(void *ctx, unsigned int i)
-{
-	(void)ctx;
-	fprintf(stderr, "minivmm: adding '%s' to the kernel command line: "
-		"%s\n", host_params[i].param, host_params[i].why);
-}
-
-static void warn_kept(const char *append, bool snapshot)
-{
-	for (unsigned int i = 0; emulate_host_ring0_emulated() &&
-	     i < sizeof(host_params) / sizeof(host_params[0]); i++) {
-		const char *p = host_params[i].param;
-
-		if ((snapshot || !host_params[i].snapshot_only) &&
-		    !has_word(append, p) && has_key(append, p))
-			fprintf(stderr, "minivmm: warning: keeping your "
-				"%.*s...; this host needs '%s': %s\n",
-				(int)(strchr(p, '=') - p + 1), p, p,
-				host_params[i].why);
-	}
-}
-
-void emulate_linux_cmdline_notes(const char *append, bool snapshot)
-{
-	if (!append)
-		append = "";
-	for_each_missing(append, snapshot, announce, NULL);
-	warn_kept(append, snapshot);
 }

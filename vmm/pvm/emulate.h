@@ -9,15 +9,16 @@
  *   int3        completed here: RIP stepped past it and #BP injected (a
  *               trap), as the CPU does.  Linux runs int3 in its
  *               alternatives self-test and for live text patching.
- *   cmpxchg16b  hidden: CPUID.1:ECX.CX16 cleared (cpuid.c), which these
+ *   cmpxchg16b  hidden: CPUID.1:ECX.CX16 cleared (cpuid_hide.h), which these
  *               hosts do apply to ring 0 and Linux honours.  Should a
  *               guest use it anyway: completed here with a host lock
  *               cmpxchg16b on the same memory (atomic against the other
  *               vCPUs), after a page walk with the CPU's checks and A/D
  *               updates; #GP if misaligned, #PF as the walk says.
  *   xsave,      XSAVE stays visible to ring 0 whatever CPUID says, so a
- *   xrstor      Linux kernel gets 'noxsave' on its command line (it then
- *               uses fxsave/fxrstor, which the emulator handles).
+ *   xrstor      Linux kernel gets 'noxsave' on its command line
+ *               (linux_cmdline.h; it then uses fxsave/fxrstor, which the
+ *               emulator handles).
  *   clac, stac  SMAP cannot be hidden in CPUID either: a Linux kernel gets
  *               'clearcpuid=smap' (Linux >= 5.19; the kernel is tainted
  *               'S'), and clac/stac are completed here (RFLAGS.AC) for
@@ -42,41 +43,19 @@
  *               flush) each.
  *
  * Parameters added to the command line are printed when added.  Anything
- * else ends the run with the failure report, as before.
+ * else ends the run with the failure report, as before.  This is the
+ * quirk insn-complete (quirks.h): the hook is installed on PVM hosts only.
  */
 #ifndef MINIVMM_EMULATE_H
 #define MINIVMM_EMULATE_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
-struct gmem;
-struct stats;
 struct vcpu;
 
-/* What completing an instruction needs of the machine. */
-struct emulate_ctx {
-	struct gmem *mem;
-	struct stats *stats;	/* gets a reporter on the first completion */
-};
-
 /* The KVM_EXIT_INTERNAL_ERROR hook (struct vcpu_exits; ctx is a struct
- * emulate_ctx): true if the failure was handled and the vCPU may
- * re-enter. */
+ * quirk_ctx, quirks.h: its stats get a reporter on the first completion):
+ * true if the failure was handled and the vCPU may re-enter. */
 bool emulate_failure(void *ctx, struct vcpu *v);
-
-/* True if this host's KVM emulates guest ring 0 (the kvm_pvm module is
- * loaded, or MINIVMM_HOST_EMULATES_RING0=1|0 says so). */
-bool emulate_host_ring0_emulated(void);
-
-/* The command line a Linux kernel gets: the parameters this host needs
- * that the user did not give, then append; snapshot: the boot may be
- * snapshotted (--snapshot), which needs more.  Writes into buf
- * (NUL-terminated); -1 if it does not fit in size bytes. */
-int emulate_linux_cmdline(const char *append, bool snapshot, char *buf,
-			  size_t size);
-/* Announces on stderr what emulate_linux_cmdline added ("minivmm: adding
- * 'X' to the kernel command line: why"), once the input is known good. */
-void emulate_linux_cmdline_notes(const char *append, bool snapshot);
 
 #endif

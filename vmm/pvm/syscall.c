@@ -2,7 +2,6 @@
 /* The system-call completion in the VM: the decision, the MSR targets,
  * the hooks, the statistics (see syscall.h). */
 #include "vmm/pvm/syscall.h"
-#include "vmm/pvm/emulate.h"
 #include "vmm/pvm/syscall_cpu.h"
 #include "vmm/pvm/syscall_entry.h"
 #include "vmm/msr/exit.h"
@@ -255,8 +254,7 @@ void syscall_fix_prepare(struct vm *vm)
 {
 	struct msr_observer *o = &vm->msr_observer;
 
-	if (vm->cfg->syscall_fix == SYSCALL_FIX_OFF ||
-	    !emulate_host_ring0_emulated())
+	if (vm->cfg->syscall_fix == SYSCALL_FIX_OFF)
 		return;
 	memcpy(o->watch, watched, sizeof(watched));
 	o->nwatch = sizeof(watched) / sizeof(watched[0]);
@@ -293,13 +291,8 @@ int syscall_fix_install(struct vm *vm)
 {
 	struct sc_fix *fx;
 
-	if (!vm->msr_observer.nwatch) {
-		if (vm->cfg->syscall_fix == SYSCALL_FIX_ON)
-			fprintf(stderr, "minivmm: --syscall-fix on: this "
-				"host's KVM runs guest ring 0 in hardware, "
-				"SYSCALL needs no help: staying off\n");
-		return 0;
-	}
+	if (!vm->msr_observer.nwatch)
+		return 0;	/* --syscall-fix off */
 	fx = calloc(1, sizeof(*fx));
 	if (fx)
 		fx->cpu = calloc(vm->ncpus, sizeof(*fx->cpu));
@@ -309,6 +302,7 @@ int syscall_fix_install(struct vm *vm)
 	}
 	vm->syscall_state = fx;
 	fx->mem = &vm->mem;
+	fx->log = vm->quirk_ctx.log;
 	fx->vcpus = vm->vcpus;
 	fx->ncpus = vm->ncpus;
 	probe_kvm(fx, vm->kvm.vm_fd);

@@ -18,6 +18,7 @@
 
 #include "vmm/x86/pagewalk.h"
 
+struct quirk_log;
 struct vcpu;
 
 #define SC_MSR_STAR	0xc0000081u
@@ -64,6 +65,7 @@ struct sc_fix {
 	bool sync_regs;		/* KVM_CAP_SYNC_REGS: registers in kvm_run */
 	uint32_t step_flags;	/* extra KVM_GUESTDBG_* for single steps */
 	struct sc_counters n;
+	struct quirk_log *log;	/* counts the completed system calls */
 	void *snap;		/* syscall.c's snapshot contexts */
 };
 

@@ -5,6 +5,7 @@
 #include "vmm/pvm/syscall_cpu.h"
 #include "vmm/pvm/syscall_decode.h"
 #include "vmm/pvm/insn_decode.h"
+#include "vmm/quirks.h"
 #include "vmm/vcpu.h"
 
 #include <stdatomic.h>
@@ -199,6 +200,7 @@ static bool enter_syscall(struct sc_fix *fx, struct vcpu *v,
 	sc_star_segments(c->star, &st->s->cs, &st->s->ss);
 	atomic_fetch_add(kind == SC_SYSCALL64 ? &fx->n.syscalls :
 			 &fx->n.compat, 1);
+	quirk_acted(fx->log, QUIRK_SYSCALL_FIX, 1);
 	return sc_state_commit(fx, v, st, true) == 0;
 }
 
@@ -259,6 +261,7 @@ static bool on_ud(struct sc_fix *fx, struct vcpu *v, struct sc_state *st)
 			return pass_on(fx, v, st);
 		atomic_fetch_add(n == SC_VEC_INT80 ? &fx->n.int80 :
 				 &fx->n.int_other, 1);
+		quirk_acted(fx->log, QUIRK_SYSCALL_FIX, 1);
 		return true;
 	}
 	if (!g.present && (g.type == 0xe || g.type == 0xf))

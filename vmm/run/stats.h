@@ -23,7 +23,7 @@ struct stats_reporter {
 	void *ctx;
 };
 
-#define STATS_MAX_REPORTERS	8
+#define STATS_MAX_REPORTERS	12
 
 struct stats {
 	atomic_uint_least64_t exits[STATS_MAX_REASONS];

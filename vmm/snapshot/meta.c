@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The META section (meta.h). */
 #include "vmm/snapshot/meta.h"
-#include "vmm/pvm/emulate.h"
+#include "vmm/host.h"
 
 #include <cpuid.h>
 #include <elf.h>
@@ -95,7 +95,8 @@ static void cpu_ident(struct snap_meta *m)
 	}
 }
 
-int snap_meta_here(struct snap_meta *m, int kvm_fd, char *err, size_t len)
+int snap_meta_here(struct snap_meta *m, const struct host *host, int kvm_fd,
+		   char *err, size_t len)
 {
 	char id[96] = "none";
 	struct note_hunt h = { id, sizeof(id) };
@@ -109,7 +110,7 @@ int snap_meta_here(struct snap_meta *m, int kvm_fd, char *err, size_t len)
 	dl_iterate_phdr(find_build_id, &h);
 	snprintf(m->build, sizeof(m->build), "%.30s %s", MINIVMM_VERSION, id);
 	cpu_ident(m);
-	m->ring0_emulated = emulate_host_ring0_emulated();
+	m->ring0_emulated = host->ring0_emulated;
 	x = ioctl(fd, KVM_CHECK_EXTENSION, KVM_CAP_XSAVE2);
 	m->xsave_size = x > (int)sizeof(struct kvm_xsave) ?
 			(uint32_t)x : sizeof(struct kvm_xsave);

@@ -29,9 +29,12 @@ struct snap_meta {
 	uint32_t caps[SNAP_META_MAX_CAPS];
 };
 
-/* This program and host; kvm_fd is /dev/kvm (capabilities), or -1 to
- * open it here.  0, or -1 with err. */
-int snap_meta_here(struct snap_meta *m, int kvm_fd, char *err, size_t len);
+struct host;
+
+/* This program and host (h: the profile, host.h); kvm_fd is /dev/kvm
+ * (capabilities), or -1 to open it here.  0, or -1 with err. */
+int snap_meta_here(struct snap_meta *m, const struct host *h, int kvm_fd,
+		   char *err, size_t len);
 void snap_meta_encode(const struct snap_meta *m, struct snap_buf *b);
 int snap_meta_decode(const uint8_t *data, size_t len, struct snap_meta *m,
 		     char *err, size_t errlen);

@@ -34,7 +34,8 @@ static int refuse(const char *path, const char *fmt, ...)
 	return -1;
 }
 
-static int check_meta(struct snap_restore *rs, char *err, size_t errlen)
+static int check_meta(struct snap_restore *rs, const struct host *h,
+		      char *err, size_t errlen)
 {
 	struct snap_meta file, here;
 	const uint8_t *d;
@@ -46,7 +47,7 @@ static int check_meta(struct snap_restore *rs, char *err, size_t errlen)
 		return -1;
 	}
 	if (snap_meta_decode(d, len, &file, err, errlen) < 0 ||
-	    snap_meta_here(&here, -1, err, errlen) < 0)
+	    snap_meta_here(&here, h, -1, err, errlen) < 0)
 		return -1;
 	return snap_meta_compatible(&file, &here, err, errlen);
 }
@@ -68,7 +69,8 @@ static int check_config(struct snap_restore *rs, struct vmm_config *cfg,
 	return snap_config_merge(cfg, &rs->config, err, errlen);
 }
 
-int snapshot_restore_open(struct vmm_config *cfg, struct snap_restore **out)
+int snapshot_restore_open(struct vmm_config *cfg, const struct host *h,
+			  struct snap_restore **out)
 {
 	struct snap_restore *rs = calloc(1, sizeof(*rs));
 	char err[SNAP_ERR_MAX];
@@ -79,7 +81,7 @@ int snapshot_restore_open(struct vmm_config *cfg, struct snap_restore **out)
 	rs->path = cfg->restore;
 	rs->f.fd = -1;
 	if (snap_file_open(rs->path, &rs->f, err, sizeof(err)) < 0 ||
-	    check_meta(rs, err, sizeof(err)) < 0 ||
+	    check_meta(rs, h, err, sizeof(err)) < 0 ||
 	    check_config(rs, cfg, err, sizeof(err)) < 0 ||
 	    (cfg->restore_verify &&
 	     snap_file_verify_memory(&rs->f, err, sizeof(err)) < 0)) {

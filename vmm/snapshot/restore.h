@@ -13,13 +13,15 @@
 #ifndef MINIVMM_SNAPSHOT_RESTORE_H
 #define MINIVMM_SNAPSHOT_RESTORE_H
 
+struct host;
 struct vm;
 struct vmm_config;
 struct snap_restore;
 
-/* 0, or -1 after printing the refusal.  cfg then points into *out:
- * close it after the VM is gone. */
-int snapshot_restore_open(struct vmm_config *cfg, struct snap_restore **out);
+/* 0, or -1 after printing the refusal (h: this host's profile, for META).
+ * cfg then points into *out: close it after the VM is gone. */
+int snapshot_restore_open(struct vmm_config *cfg, const struct host *h,
+			  struct snap_restore **out);
 int snapshot_restore(struct vm *vm, struct snap_restore *rs);
 void snapshot_restore_close(struct snap_restore *rs);
 

@@ -365,7 +365,8 @@ static int prepare_files(struct vm *vm, struct snapshot *s, int *usage)
 
 	/* A KVM without what snapshots need only matters to --snapshot:
 	 * the sections stay registered, a restore checks META anyway. */
-	if (snap_meta_here(&meta, vm->kvm.sys_fd, err, sizeof(err)) < 0 &&
+	if (snap_meta_here(&meta, vm->host, vm->kvm.sys_fd, err,
+			   sizeof(err)) < 0 &&
 	    vm->cfg->snapshot) {
 		fprintf(stderr, "minivmm: error: --snapshot: %s\n", err);
 		return -1;

@@ -7,30 +7,15 @@
  *   - leaf 0x40000010 (the VMware/KVM "timing" leaf): EAX = TSC kHz from
  *     KVM_GET_TSC_KHZ, and 0x40000000.EAX raised to cover it, so guests
  *     (benchmarks) can turn cycles into time without calibrating.
- *   - on hosts whose KVM emulates guest ring 0 (pvm/emulate.h), leaf 0x1
- *     ECX.CX16 cleared: the emulator rejects cmpxchg16b, and Linux then
- *     keeps to 8-byte cmpxchg (SLUB, this_cpu ops).  Such hosts apply
- *     this bit of our CPUID to ring 0 (as they do the vendor string) but
- *     not XSAVE, SMAP or POPCNT: those are handled on the guest command
- *     line and by completing the instructions instead (pvm/emulate.h).
- *   - on the same hosts, leaf 0x40000001 EAX.KVM_FEATURE_PV_UNHALT
- *     cleared: a paravirtual spinlock kick there (KVM_HC_KICK_CPU from
- *     emulated ring 0) to a vCPU halted with interrupts off was seen to
- *     leave the kicker at its VMCALL and the waiter halted for good (a
- *     2-vCPU Linux boot stuck in kvm_kick_cpu / kvm_wait).  Without the
- *     feature Linux keeps to native queued spinlocks.  Likewise
- *     PV_SEND_IPI and PV_SCHED_YIELD: there no VMCALL from emulated ring 0
- *     ever completes (tests/guest/nmi_ipi.c hc=N: even an unknown
- *     hypercall number leaves the vCPU at its VMCALL), and Linux's PV IPIs
- *     hung a 2-vCPU boot in its first NMI backtrace (an RCU stall
- *     report); without them Linux writes the x2APIC ICR, which works.
+ *   - the host's quirks (host.h: on PVM hosts pvm/cpuid_hide.h clears
+ *     what emulated ring 0 cannot use; nothing on hardware).
  *   - --cpuid +name/-name edits (cpuid_flags.h) last: hiding always
  *     works, showing only what KVM supports (else a warning), as QEMU
  *     does with -cpu host,+flag.
  * Everything else is passed as KVM reports it. */
 #include "vmm/x86/cpuid.h"
 #include "vmm/cli/cpuid_flags.h"
-#include "vmm/pvm/emulate.h"
+#include "vmm/host.h"
 #include "vmm/vcpu.h"
 
 #include <errno.h>
@@ -46,16 +31,8 @@
 #define LEAF_HV_BASE	0x40000000u
 #define LEAF_HV_TIMING	0x40000010u
 
-#define CPUID1_ECX_CX16	(1u << 13)
-#define LEAF_KVM_FEATURES	0x40000001u
-#define KVM_PV_UNHALT		(1u << 7)	/* KVM_FEATURE_PV_UNHALT */
-#define KVM_PV_SEND_IPI		(1u << 11)	/* KVM_FEATURE_PV_SEND_IPI */
-#define KVM_PV_SCHED_YIELD	(1u << 13)	/* KVM_FEATURE_PV_SCHED_YIELD */
-/* The features whose use is a VMCALL from ring 0. */
-#define KVM_PV_VMCALLS	(KVM_PV_UNHALT | KVM_PV_SEND_IPI | KVM_PV_SCHED_YIELD)
-
 static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
-		   unsigned int ncpus, bool ring0_emulated)
+		   unsigned int ncpus)
 {
 	switch (e->function) {
 	case LEAF_HV_BASE:
@@ -66,16 +43,10 @@ static void adjust(struct kvm_cpuid_entry2 *e, unsigned int id,
 		e->ebx = (e->ebx & 0x0000ffffu) | (id << 24) |
 			 ((ncpus & 0xffu) << 16);
 		e->ecx |= 1u << 31;
-		if (ring0_emulated)
-			e->ecx &= ~CPUID1_ECX_CX16;
 		break;
 	case 0xb:
 	case 0x1f:
 		e->edx = id;
-		break;
-	case LEAF_KVM_FEATURES:
-		if (ring0_emulated)
-			e->eax &= ~KVM_PV_VMCALLS;
 		break;
 	}
 }
@@ -149,15 +120,15 @@ static void apply_edits(struct kvm_cpuid2 *c, const struct kvm_cpuid2 *kvm,
 	}
 }
 
-/* KVM's supported table, adjusted for vCPU id of ncpus and edited by
- * flags (warnings when warn_id is 0); NULL if KVM will not tell. */
-static struct kvm_cpuid2 *build(int kvm_fd, unsigned int id,
+/* KVM's supported table, adjusted for vCPU id of ncpus and for the host,
+ * and edited by flags (warnings when warn_id is 0); setup: a vCPU's own
+ * (the host's quirks count it).  NULL if KVM will not tell. */
+static struct kvm_cpuid2 *build(struct host *h, int kvm_fd, unsigned int id,
 				unsigned int ncpus, const char *flags,
-				unsigned int warn_id)
+				unsigned int warn_id, bool setup)
 {
 	size_t sz = sizeof(struct kvm_cpuid2) +
 		    MAX_ENTRIES * sizeof(struct kvm_cpuid_entry2);
-	bool ring0_emulated = emulate_host_ring0_emulated();
 	struct kvm_cpuid2 *c = calloc(1, sz), *kvm = malloc(sz);
 
 	if (!c || !kvm)
@@ -167,7 +138,8 @@ static struct kvm_cpuid2 *build(int kvm_fd, unsigned int id,
 		goto fail;
 	memcpy(kvm, c, sz);
 	for (uint32_t i = 0; i < c->nent; i++)
-		adjust(&c->entries[i], id, ncpus, ring0_emulated);
+		adjust(&c->entries[i], id, ncpus);
+	host_cpuid(h, c, setup);
 	apply_edits(c, kvm, flags, warn_id);
 	free(kvm);
 	return c;
@@ -177,9 +149,11 @@ fail:
 	return NULL;
 }
 
-struct kvm_cpuid2 *cpuid_guest_table(int kvm_fd, const char *flags)
+struct kvm_cpuid2 *cpuid_guest_table(struct host *h, int kvm_fd,
+				     const char *flags)
 {
-	return build(kvm_fd, 0, 1, flags, 1);	/* quiet: cpuid_setup warns */
+	/* quiet: cpuid_setup warns */
+	return build(h, kvm_fd, 0, 1, flags, 1, false);
 }
 
 bool cpuid_table_has(const struct kvm_cpuid2 *c, uint32_t leaf,
@@ -195,10 +169,11 @@ bool cpuid_table_has(const struct kvm_cpuid2 *c, uint32_t leaf,
 	return false;
 }
 
-int cpuid_setup(int kvm_fd, unsigned int ncpus, const char *flags,
-		struct vcpu *v)
+int cpuid_setup(struct host *h, int kvm_fd, unsigned int ncpus,
+		const char *flags, struct vcpu *v)
 {
-	struct kvm_cpuid2 *c = build(kvm_fd, v->id, ncpus, flags, v->id);
+	struct kvm_cpuid2 *c = build(h, kvm_fd, v->id, ncpus, flags, v->id,
+				     true);
 	int ret = -1;
 
 	if (c) {
