@@ -39,16 +39,20 @@ static bool has_word(const char *s, const char *word)
 static void cpu_flags(struct host_facts *f)
 {
 	FILE *in = fopen("/proc/cpuinfo", "r");
-	char line[4096];
+	char *line = NULL, *colon;
+	size_t cap = 0;
 
 	if (!in)
 		return;
-	while (fgets(line, sizeof(line), in))
-		if (!strncmp(line, "flags", 5) && strchr(line, ':')) {
-			f->cpu_svm = has_word(strchr(line, ':'), "svm");
-			f->cpu_vmx = has_word(strchr(line, ':'), "vmx");
-			break;
-		}
+	while (getline(&line, &cap, in) > 0) {
+		colon = strchr(line, ':');
+		if (strncmp(line, "flags", 5) || !colon)
+			continue;
+		f->cpu_svm = has_word(colon, "svm");
+		f->cpu_vmx = has_word(colon, "vmx");
+		break;
+	}
+	free(line);
 	fclose(in);
 }
 
