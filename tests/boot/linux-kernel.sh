@@ -11,7 +11,10 @@
 #          read-only; MSI-X and in-kernel kicks only (--stats-json);
 #          verdict by powering off
 #   bz     bzImage, 2 vCPUs, --xen-bar-mtrr wb, --stats; verdict through
-#          the test-exit register (/dev/mem)
+#          the test-exit register (/dev/mem); the host's quirks in --stats
+#          and the command line init sees (vmm/host.h)
+#   as-given  MINIVMM_HOST_EMULATES_RING0=0 (the hardware profile): the
+#          kernel's command line is exactly the user's and no quirk acts
 # In each boot the kernel's log shows the CPUs, the host bridge, the Xen
 # platform device with the firmware's BARs, MMCONFIG reserved, MTRRs on
 # and the ACPI tables (linux-lib.sh), and init checks from user space the
@@ -120,6 +123,57 @@ if [ "$pvm" = yes ]; then
 	grep -qE '^  syscall [1-9][0-9]* ' "$TMP/bz.err" &&
 		pass "bz: minivmm completed the system calls (--stats)" ||
 		fail bz "--stats counts no completed system call"
+fi
+
+# The command line init read from /proc/cmdline: with the host's words
+# first on PVM hosts, the user's alone elsewhere.
+user="console=ttyS0 $LINUX_ARGS minivmm.init=check minivmm.cpus=2 minivmm.xenbar=wb"
+want=$user
+[ "$pvm" = yes ] &&
+	want="noxsave clearcpuid=smap,popcnt,ssse3,erms,fsrm noreplace-smp lapic=notscdeadline $user"
+got=$(sed -n 's/^[0-9.]* @@ cmdline //p' "$TMP/bz.out" | head -n 1)
+[ "$got" = "$want" ] && pass "bz: /proc/cmdline is the user's (with the host's words on PVM)" ||
+	fail bz "/proc/cmdline '$got', expected '$want'"
+# --stats: the quirks the host's profile has, each with how often it acted.
+if [ "$pvm" = yes ]; then
+	for q in 'cpuid-hide +acted +2 ' 'linux-cmdline +acted +4 ' \
+		 'insn-complete +acted +[1-9]' 'syscall-fix +acted +[1-9]'; do
+		grep -qE "^  $q" "$TMP/bz.err" &&
+			pass "bz: --stats: quirk ${q%% *} acted" ||
+			fail bz "--stats lacks /^  $q/ under 'host quirks'"
+	done
+else
+	grep -qE '^host quirks \(.*\): none$' "$TMP/bz.err" &&
+		pass "bz: --stats: no host quirks" ||
+		fail bz "--stats lists host quirks on hardware virtualization"
+fi
+
+# --- as-given: the hardware profile forced (MINIVMM_HOST_EMULATES_RING0=0) --
+# No quirk: the kernel gets the user's command line as given, nothing is
+# added or said, --stats lists no quirk.  On hardware virtualization the
+# boot goes on to init's checks; on a PVM host the kernel stops at the
+# first instruction only a quirk completes (XRSTOR in emulated ring 0,
+# since nothing said 'noxsave'): status 5, which is why the quirks exist.
+user="console=ttyS0 $LINUX_ARGS minivmm.init=check minivmm.cpus=1 minivmm.xenbar=wb"
+MINIVMM_HOST_EMULATES_RING0=0 boot as-given "$kdir/bzImage" \
+	"check minivmm.cpus=1 minivmm.xenbar=wb" --stats --verbose
+got=$(sed -n 's/^[0-9.]* \[ *[0-9.]*\] Kernel command line: //p' \
+	"$TMP/as-given.out" | head -n 1)
+[ "$got" = "$user" ] && pass "as-given: the kernel's command line is the user's" ||
+	fail as-given "Kernel command line: '$got', given '$user'"
+! grep -qE "adding '|host quirk [a-z-]+ acts" "$TMP/as-given.err" &&
+	grep -qE '^minivmm: host: .* \(MINIVMM_HOST_EMULATES_RING0=0\): no quirks$' \
+		"$TMP/as-given.err" &&
+	grep -qE '^host quirks \(.*, forced\): none$' "$TMP/as-given.err" &&
+	pass "as-given: no quirk on, none acted (--verbose, --stats)" ||
+	fail as-given "a quirk acted or was on"
+if [ "$pvm" = yes ]; then
+	expect as-given 5 '' 'instruction: xrstor'
+else
+	check_user as-given 'guest test-exit 0x0'
+	got=$(sed -n 's/^[0-9.]* @@ cmdline //p' "$TMP/as-given.out" | head -n 1)
+	[ "$got" = "$user" ] && pass "as-given: /proc/cmdline is the user's" ||
+		fail as-given "/proc/cmdline '$got', given '$user'"
 fi
 
 [ "${MINIVMM_LINUX_TEST:-0}" = 1 ] || exit 0

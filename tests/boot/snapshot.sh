@@ -5,8 +5,8 @@
 # running it must print the same result with every check holding: an
 # uninterrupted run, --snapshot-continue, a restore, three restores of one
 # snapshot at once, a restore of a snapshot of a restored guest.  Then
-# every refusal: truncated or corrupted files, another format version or
-# build, options that conflict, bad snapshot options.
+# every refusal: truncated or corrupted files, another format version,
+# build or kind of host, options that conflict, bad snapshot options.
 . "$(dirname "$0")/lib.sh"
 
 K="$GUESTS/snapshot.elf"
@@ -216,6 +216,15 @@ refuse wrong-version 'format version 2, this minivmm reads version 1' \
 	"$TMP/version.snap"
 corrupt build build
 refuse other-build 'made by another minivmm build' "$TMP/build.snap"
+# The host profile (vmm/host.h) goes into META: a restore under the other
+# kind (MINIVMM_HOST_EMULATES_RING0 forces it) is refused by name.
+if [ -e /sys/module/kvm_pvm ]; then
+	MINIVMM_HOST_EMULATES_RING0=0 refuse other-host \
+		'made on a host whose KVM emulates guest ring 0' "$S"
+else
+	MINIVMM_HOST_EMULATES_RING0=1 refuse other-host \
+		'made on a host whose KVM does not emulate guest ring 0' "$S"
+fi
 corrupt pci pci
 refuse pci-inconsistent 'pci-function/24: .*malformed' "$TMP/pci.snap"
 
