@@ -31,6 +31,8 @@ static void usage(FILE *out)
 "                       round-robin in the manifest's order (default: Bazel's\n"
 "                       TEST_SHARD_INDEX/TEST_TOTAL_SHARDS, GitLab's\n"
 "                       CI_NODE_INDEX/CI_NODE_TOTAL)\n"
+"  --list               print the names of the tests this run (this shard)\n"
+"                       takes, one a line, and run nothing\n"
 "  --xfail FILE         tests expected to fail: a name and the reason a line\n"
 "                       ('#' comments); they are XFAIL, or XPASS if they pass\n"
 "  --xpass-ok           an XPASS does not fail the run\n"
@@ -117,6 +119,7 @@ static int parse_opt(struct test_opts *o, int c, const char *v)
 	case 'F': o->filter = v; return 0;
 	case 'x': o->xfail = v; return 0;
 	case 'P': o->xpass_ok = true; return 0;
+	case 'l': o->list = true; return 0;
 	case 'H': o->shard_opt = v; return 0;
 	case 'S': o->snapshots = false; return 0;
 	}
@@ -128,6 +131,7 @@ static const struct option long_opts[] = {
 	{ "group", required_argument, NULL, 'g' },
 	{ "filter", required_argument, NULL, 'F' },
 	{ "shard", required_argument, NULL, 'H' },
+	{ "list", no_argument, NULL, 'l' },
 	{ "xfail", required_argument, NULL, 'x' },
 	{ "xpass-ok", no_argument, NULL, 'P' },
 	{ "xfail-timeout", required_argument, NULL, 'X' },

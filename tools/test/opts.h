@@ -31,6 +31,7 @@ struct test_opts {
 	double budget;			/* TEST_TIMEOUT seconds; 0: none */
 	const char *shard_status;	/* TEST_SHARD_STATUS_FILE */
 	bool peer;
+	bool list;			/* --list: print the names, run nothing */
 	bool snapshots;			/* snapshot = port entries restore */
 	const char *manifest;
 	char **names;

@@ -177,7 +177,7 @@ static int take_shard(const struct test_opts *o, const struct manifest *m,
 
 	for (int i = 0; i < m->n; i++)
 		mine += want[i];
-	if (o->shard.total <= 1)
+	if (o->shard.total <= 1 || o->list)
 		return k;
 	printf("SHARD %d/%d (%s): ", o->shard.index + 1, o->shard.total,
 	       o->shard.source);
@@ -391,10 +391,18 @@ static int run(const struct test_opts *o, struct setup *s, double t0)
 	if (want && load_xfail(o->xfail, &m, &s->xf) == 0 &&
 	    select_tests(o, &m, want) == 0) {
 		take_shard(o, &m, want);
+		if (o->list) {
+			for (int i = 0; i < m.n; i++)
+				if (want[i])
+					printf("%s\n", m.t[i].name);
+			r = 0;
+			goto out;
+		}
 		r = prepare(o, s);
 		if (!r)
 			r = run_selected(o, s, &m, want, t0);
 	}
+out:
 	xfail_free(&s->xf);
 	free(want);
 	manifest_free(&m);
