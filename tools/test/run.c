@@ -207,7 +207,7 @@ static int start(struct job *j, const struct run_opts *o)
 
 	j->timeout = p->timeout;
 	if (o->deadline > 0 && o->deadline - now_s() < j->timeout)
-		j->timeout = o->deadline - now_s();
+		j->timeout = (double)(long)((o->deadline - now_s()) * 10) / 10;
 	if (j->timeout < 1) {
 		j->no_time = true;
 		return -1;
