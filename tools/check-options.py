@@ -44,6 +44,11 @@ OPTSTRING = re.compile(r'getopt_long\s*\([^,]+,[^,]+,\s*"([^"]*)"')
 SELF = {"--help", "-h"}
 
 
+def die(msg):
+    print(f"check-options: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
 def options_in(text, short=SHORT):
     return ({"--" + m for m in LONG.findall(text)} |
             {"-" + m for m in short.findall(text)})
@@ -54,10 +59,10 @@ def help_options(minivmm, words):
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
     except OSError as e:
-        sys.exit(f"check-options: cannot run {' '.join(cmd)}: {e}")
+        die(f"cannot run {' '.join(cmd)}: {e}")
     if r.returncode != 0 or not r.stdout.strip():
-        sys.exit(f"check-options: '{' '.join(cmd)}' failed "
-                 f"(status {r.returncode}): {r.stderr.strip()[:200]}")
+        die(f"'{' '.join(cmd)}' failed (status {r.returncode}): "
+            f"{r.stderr.strip()[:200]}")
     return options_in(r.stdout, HELP_SHORT)
 
 
@@ -67,7 +72,7 @@ def man_sections(path):
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
     except OSError as e:
-        sys.exit(f"check-options: {path}: {e.strerror}")
+        die(f"{path}: {e.strerror}")
     sections, name, tag_next = {}, None, False
     for line in lines:
         if line.startswith(".SH "):
@@ -87,7 +92,7 @@ def parser_options(pattern):
     found = set()
     files = sorted(glob.glob(pattern))
     if not files:
-        sys.exit(f"check-options: no sources match {pattern}")
+        die(f"no sources match {pattern}")
     for path in files:
         with open(path, encoding="utf-8") as f:
             src = f.read()
