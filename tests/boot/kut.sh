@@ -4,7 +4,7 @@
 # every default entry but the nested-virtualization ones (vmx*, svm*, ept*:
 # on a host without VMX/SVM they boot for seconds to SKIP with 0 tests),
 # with tests/kut-xfail.txt naming the entries that fail on this host and
-# why (README: kvm-unit-tests).  Expected failures get 10 s at most: they
+# why (docs/kvm-unit-tests.md).  Expected failures get 10 s at most: they
 # are run for an XPASS (an entry that starts passing fails the run until it
 # comes off the list), not waited for.  A test that times out runs once
 # more (msr64 takes most of its 90 s here; on a busy host it can run out):

@@ -4,11 +4,11 @@
  * ends (one column, or minivmm and QEMU side by side with --peer), the
  * closing counts, and the files for CI: TAP 13, JUnit XML (one testsuite
  * per VMM), and a Markdown table of both columns (--markdown, for the
- * README).  Expected failures are TAP's "# TODO" and JUnit's <skipped
- * type="xfail">, as pytest writes them; an XPASS is a JUnit <failure>
- * unless --xpass-ok; a FLAKY test passes with Surefire's <flakyFailure>
- * for each attempt that timed out.  Files are written to a temporary name
- * and renamed.
+ * docs/kvm-unit-tests.md).  Expected failures are TAP's "# TODO" and
+ * JUnit's <skipped type="xfail">, as pytest writes them; an XPASS is a
+ * JUnit <failure> unless --xpass-ok; a FLAKY test passes with Surefire's
+ * <flakyFailure> for each attempt that timed out.  Files are written to a
+ * temporary name and renamed.
  */
 #ifndef MINIVMM_TEST_REPORT_H
 #define MINIVMM_TEST_REPORT_H
