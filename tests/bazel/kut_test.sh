@@ -8,6 +8,8 @@
 set -u
 tree=$TEST_SRCDIR/minivmm
 [ -d "$tree" ] || tree=$TEST_SRCDIR/external/minivmm
-cfg=$(echo "$tree"/build/kut/*/x86/unittests.cfg)
+# From the suite's folder, so the JUnit testsuite is "minivmm: unittests.cfg"
+# (the runfiles are read-only: logs and scratch files go where Bazel says).
+cd "$(dirname "$(echo "$tree"/build/kut/*/x86/unittests.cfg)")" || exit 2
 exec "$tree/build/minivmm" test -j 1 --xfail "$tree/tests/kut-xfail.txt" \
-	"$@" "$cfg"
+	"$@" unittests.cfg
