@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* minivmm test's expected failures and retries: the --xfail file (names,
  * reasons, comments, every refusal with its line), what an expected
- * failure's verdict becomes, and when a test runs again (--retries) and
- * what the attempts add up to. */
+ * failure's verdict becomes, when a test runs again (--retries) and what
+ * the attempts add up to, and how XFAIL, XPASS and FLAKY read in the
+ * console line, the totals, TAP and JUnit. */
 #include "tests/unit/unit.h"
+#include "tools/test/report.h"
 #include "tools/test/result.h"
 #include "tools/test/retry.h"
 #include "tools/test/xfail.h"
@@ -151,6 +153,96 @@ START_TEST(attempts)
 }
 END_TEST
 
+static struct manifest_test T[4] = {
+	{ .name = "xf" }, { .name = "xp" }, { .name = "fl" }, { .name = "ok" },
+};
+
+/* xf failed as expected, xp passed though expected to fail, fl passed on
+ * its second attempt, ok passed. */
+static void items(struct run_item *it)
+{
+	memset(it, 0, 4 * sizeof(*it));
+	for (int i = 0; i < 4; i++) {
+		it[i].plan.t = &T[i];
+		it[i].res[RUN_VMM] = (struct result){ .v = V_PASS, .secs = 1,
+						      .attempts = 1 };
+	}
+	it[0].xfail = it[1].xfail = "MMX in ring 0 # not a directive";
+	it[0].res[RUN_VMM].v = V_XFAIL;
+	snprintf(it[0].res[RUN_VMM].text, RESULT_TEXT_MAX, "aborted");
+	it[1].res[RUN_VMM].v = V_XPASS;
+	it[2].res[RUN_VMM].v = V_FLAKY;
+	it[2].res[RUN_VMM].attempts = 2;
+	snprintf(it[2].res[RUN_VMM].text, RESULT_TEXT_MAX, "passed on "
+		 "attempt 2; attempt 1: timeout; duration=90s");
+	it[2].tries[0] = (struct result){ .v = V_TIMEOUT,
+					  .text = "timeout; duration=90s" };
+	it[2].ntries = 1;
+}
+
+static const char *slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	unlink(path);
+	return buf;
+}
+
+#define HAS(text, want)	ck_assert_msg(strstr(text, want), "lacks: %s", want)
+
+START_TEST(reports)
+{
+	struct run_item it[4];
+	struct capture c;
+	struct junit_info ji = { "u.cfg", "2/3", false, false };
+	char path[PATH_MAX], buf[8192];
+	const char *out;
+
+	items(it);
+	capture_start(&c, 1);
+	for (int i = 0; i < 4; i++)
+		report_line(stdout, &it[i], false);
+	report_totals(stdout, it, 4, false, 5);
+	out = capture_end(&c);
+	HAS(out, "XFAIL xf (aborted) 1.0s; expected to fail: MMX in ring 0");
+	HAS(out, "XPASS xp 1.0s; expected to fail: MMX");
+	HAS(out, "FLAKY fl (passed on attempt 2; attempt 1: timeout");
+	HAS(out, "minivmm: 1 PASS, 0 FAIL, 0 TIMEOUT, 0 SKIP, 1 XFAIL, "
+	    "1 XPASS, 1 FLAKY (4.0s of runs); 4 tests in 5.0s");
+
+	tmpfile_with(path, "", 0);
+	ck_assert_int_eq(report_tap(path, it, 4), 0);
+	out = slurp(path, buf, sizeof(buf));
+	HAS(out, "not ok 1 - xf: aborted # TODO MMX in ring 0 _ not a "
+	    "directive\n");
+	HAS(out, "\nok 2 - xp # TODO MMX");
+	HAS(out, "\nok 3 - fl: passed on attempt 2; attempt 1: timeout; "
+	    "duration=90s\n  ---\n  duration_ms: 1000\n  attempts: 2\n");
+
+	tmpfile_with(path, "", 0);
+	ck_assert_int_eq(report_junit(path, &ji, it, 4), 0);
+	out = slurp(path, buf, sizeof(buf));
+	HAS(out, "tests=\"4\" failures=\"1\" skipped=\"1\"");
+	HAS(out, "<property name=\"shard\" value=\"2/3\"/>");
+	HAS(out, "<skipped type=\"xfail\" message=\"expected to fail: MMX");
+	HAS(out, "<failure type=\"xpass\" message=\"passed, but expected");
+	HAS(out, "<flakyFailure type=\"TIMEOUT\" message=\"timeout; "
+	    "duration=90s\"/>");
+	ji.xpass_ok = true;
+	ji.shard = NULL;
+	tmpfile_with(path, "", 0);
+	ck_assert_int_eq(report_junit(path, &ji, it, 4), 0);
+	out = slurp(path, buf, sizeof(buf));
+	HAS(out, "tests=\"4\" failures=\"0\" skipped=\"1\"");
+	ck_assert(!strstr(out, "xpass") && !strstr(out, "properties"));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("test_xfail");
@@ -161,6 +253,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, expected_verdicts);
 	tcase_add_test(tc, retry_policy);
 	tcase_add_test(tc, attempts);
+	tcase_add_test(tc, reports);
 	suite_add_tcase(s, tc);
 	return s;
 }
