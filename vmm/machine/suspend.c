@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/machine/suspend.h"
+#include "firmware/lib/le.h"
 #include "vmm/machine/acpi_dump.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/machine/platform.h"
@@ -113,8 +114,8 @@ static bool waking_vector(struct vm *vm, uint64_t *vec, bool *flat32)
 
 	if (!f)
 		return false;
-	memcpy(&v32, f + FACS_VECTOR, 4);
-	memcpy(&v64, f + FACS_X_VECTOR, 8);
+	v32 = le32_get(f + FACS_VECTOR);
+	v64 = le64_get(f + FACS_X_VECTOR);
 	*flat32 = v64 != 0 && v64 < (1ull << 32);
 	*vec = *flat32 ? v64 : v32;
 	return *vec != 0;

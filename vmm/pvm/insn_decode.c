@@ -3,6 +3,7 @@
  * and SIB forms of a memory operand.  Anything unexpected is INSN_OTHER, so
  * the caller falls back to reporting the failure. */
 #include "vmm/pvm/insn_decode.h"
+#include "firmware/lib/le.h"
 
 #include <string.h>
 
@@ -50,8 +51,7 @@ static int64_t read_disp(const uint8_t *b, unsigned int size)
 {
 	if (size == 1)
 		return (int8_t)b[0];
-	return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 |
-			 (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+	return (int32_t)le32_get(b);
 }
 
 /* Decodes ModRM (at b[off]) with SIB and displacement: the reg field into

@@ -2,6 +2,7 @@
 /* Guest structures the CPU reads on a system call, and what an exception
  * frame means (see syscall_decode.h). */
 #include "vmm/pvm/syscall_decode.h"
+#include "firmware/lib/le.h"
 
 #include <string.h>
 
@@ -11,17 +12,9 @@
 #define GATE_INT	0xe
 #define GATE_TRAP	0xf
 
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 void sc_gate_decode(const uint8_t raw[SC_GATE_SIZE], struct sc_gate *g)
 {
-	uint64_t lo = le64(raw), hi = le64(raw + 8);
+	uint64_t lo = le64_get(raw), hi = le64_get(raw + 8);
 
 	g->offset = (lo & 0xffff) | ((lo >> 48) & 0xffff) << 16 |
 		    (hi & 0xffffffffull) << 32;
@@ -199,8 +192,6 @@ enum sc_first_insn sc_first_insn(const uint8_t *buf, size_t n,
 unsigned int sc_push_insn(const uint8_t *buf, size_t n, int *reg,
 			  uint64_t *imm)
 {
-	int32_t v32;
-
 	*reg = -1;
 	*imm = 0;
 	/* REX (W is ignored by push r64; B picks r8-r15). */
@@ -217,8 +208,7 @@ unsigned int sc_push_insn(const uint8_t *buf, size_t n, int *reg,
 		return 2;
 	}
 	if (n >= 5 && buf[0] == 0x68) {
-		memcpy(&v32, buf + 1, 4);
-		*imm = (uint64_t)(int64_t)v32;
+		*imm = (uint64_t)(int64_t)(int32_t)le32_get(buf + 1);
 		return 5;
 	}
 	return 0;
