@@ -32,13 +32,6 @@
 
 /* --- devices ------------------------------------------------------- */
 
-static void irq_to_kvm(void *ctx, uint32_t irq, int level)
-{
-	struct vm *vm = ctx;
-
-	kvm_irq_line(&vm->kvm, irq, level);
-}
-
 static void on_test_exit(void *ctx, uint32_t value, uint32_t width)
 {
 	struct vm *vm = ctx;
@@ -102,7 +95,7 @@ static size_t uart_in(void *ctx, const uint8_t *buf, size_t n)
 
 static int add_devices(struct vm *vm)
 {
-	struct irq_line uart_irq = { irq_to_kvm, vm, ABI_UART_IRQ };
+	struct irq_line uart_irq = gsi_line(&vm->gsi, ABI_UART_IRQ);
 	struct uart_sink sink = { console_write, &vm->console };
 
 	if (reserve_in_kernel(vm) < 0)
@@ -299,6 +292,7 @@ struct vm *vm_create(const struct vmm_config *cfg, int *status)
 		return NULL;
 	vm->cfg = cfg;
 	vm->kvm.sys_fd = vm->kvm.vm_fd = -1;
+	gsi_init(&vm->gsi, &vm->kvm);
 	vm->stop_fd = eventfd(0, EFD_CLOEXEC);
 	pthread_mutex_init(&vm->stop_lock, NULL);
 	snap_registry_init(&vm->snap_reg);
@@ -372,6 +366,7 @@ void vm_destroy(struct vm *vm)
 	gmem_destroy(&vm->mem);
 	if (vm->rom.host)
 		munmap(vm->rom.host, vm->rom.size);
+	gsi_destroy(&vm->gsi);
 	kvm_close(&vm->kvm);
 	console_close(&vm->console);
 	bus_destroy(&vm->pio);

@@ -23,7 +23,7 @@ static void rtc_irq(void *ctx, int level)
 {
 	struct vm *vm = ctx;
 
-	kvm_irq_line(&vm->kvm, RTC_IRQ, level);
+	gsi_set_level(&vm->gsi, RTC_IRQ, level);
 }
 
 static void rtc_changed(void *ctx)
@@ -99,11 +99,12 @@ static int start_timer(struct platform *p)
 	return err ? -1 : 0;
 }
 
+/* Its lines are ISA IRQs: GSIs of the same number. */
 static void testdev_irq(void *ctx, uint32_t line, int level)
 {
 	struct vm *vm = ctx;
 
-	kvm_irq_line(&vm->kvm, line, level);
+	gsi_set_level(&vm->gsi, line, level);
 }
 
 /* Unmaps the host page behind gpa for a moment: KVM's MMU notifier drops
