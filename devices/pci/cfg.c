@@ -258,6 +258,8 @@ static void update_bar(struct pci_fn *fn, int idx)
 		ret = fn->bar_changed(fn, idx, old, addr, en);
 	b->mapped = en && ret == 0;
 	b->map_addr = b->mapped ? addr : 0;
+	if (fn->bar_moved)
+		fn->bar_moved(fn, idx, b->mapped, addr);
 }
 
 static void track_bar_bytes(struct pci_fn *fn, unsigned int o, uint8_t b)
@@ -364,13 +366,17 @@ int pci_fn_set_state(struct pci_fn *fn, const struct pci_fn_state *s)
 	}
 	for (int i = 0; i < PCI_NUM_BARS; i++) {
 		struct pci_bar *b = &fn->bars[i];
+		bool ok;
 
 		b->req_enabled = s->bars[i].req_enabled;
 		b->req_addr = s->bars[i].req_addr;
 		if (!s->bars[i].mapped)
 			continue;
-		if (fn->bar_changed && fn->bar_changed(fn, i, PCI_BAR_UNMAPPED,
-						       b->req_addr, true))
+		ok = !fn->bar_changed || !fn->bar_changed(fn, i,
+				PCI_BAR_UNMAPPED, b->req_addr, true);
+		if (fn->bar_moved)
+			fn->bar_moved(fn, i, ok, b->req_addr);
+		if (!ok)
 			return -1;
 		b->mapped = true;
 		b->map_addr = b->req_addr;

@@ -184,6 +184,12 @@ static int add_bars(struct pci_testdev *d)
 								 &io);
 }
 
+/* The function's own view of its BARs: no VMM has to relay it. */
+static void bar_moved(struct pci_fn *fn, int bar, bool mapped, uint64_t addr)
+{
+	pci_testdev_bar_moved(fn->opaque, bar, mapped, addr);
+}
+
 struct pci_testdev *pci_testdev_create(struct pci_bus *bus, uint32_t bdf,
 				       const struct pci_testdev_ops *ops)
 {
@@ -205,6 +211,7 @@ struct pci_testdev *pci_testdev_create(struct pci_bus *bus, uint32_t bdf,
 	pthread_mutex_init(&d->lock, NULL);
 	d->fn.opaque = d;
 	d->fn.release = release;
+	d->fn.bar_moved = bar_moved;
 	if (pci_bus_add_function(bus, bdf, &d->fn) == 0)
 		return d;
 	release(&d->fn);

@@ -121,17 +121,13 @@ static int on_bar_changed(struct pci_fn *fn, int idx, uint64_t old_addr,
 	struct pci_vm *p = fn->bar_ctx;
 	const struct pci_bar *b = &fn->bars[idx];
 
-	bool mapped = false;
-
 	if (old_addr != PCI_BAR_UNMAPPED)
 		unmap_bar(p, b, old_addr);
-	if (enabled && map_bar(p, b, new_addr) < 0)
+	if (enabled && map_bar(p, b, new_addr) < 0) {
 		p->bar_failures++;
-	else
-		mapped = enabled;
-	if (p->testdev && fn->opaque == p->testdev)
-		pci_testdev_bar_moved(p->testdev, idx, mapped, new_addr);
-	return enabled && !mapped ? -1 : 0;
+		return -1;
+	}
+	return 0;
 }
 
 /* --- devices ---------------------------------------------------------- */
