@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* PCI in the VM.  Config pages live in one memfd so the same bytes can be
- * mapped twice: read-write for the model, read-only into the guest's ECAM
- * window.  Page 0 of the memfd is all-ones and backs every absent function,
- * so the window costs one memfd page per present function. */
+/* PCI in the VM (pci_vm.h). */
 #include "vmm/machine/pci_vm.h"
 #include "devices/pci/bus.h"
 #include "devices/test/pci_testdev.h"
 #include "devices/xen_platform.h"
 #include "vmm/layout.h"
+#include "vmm/machine/pci_ecam.h"
 #include "vmm/machine/virtio_vm.h"
 #include "vmm/vm.h"
 
@@ -20,58 +18,19 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define PAGE		4096u
-#define ONES_PAGES	256u		/* all-ones: one whole bus */
-#define MAX_PAGES	(ONES_PAGES + 64)	/* + functions, with room */
 #define XEN_BDF		PCI_BDF(0, 3, 0)
 #define TESTDEV_BDF	PCI_BDF(0, 4, 0)
 
 struct pci_vm {
 	struct vm *vm;
 	struct pci_bus *bus;	/* serialises config accesses itself */
-	int memfd;
-	unsigned int npages;		/* pages 0..255: all-ones */
-	uint8_t *ones;			/* their mapping, ONES_PAGES long */
-	uint8_t *pages[MAX_PAGES];	/* config pages, index = memfd page */
-	uint8_t *ecam_map;
-	uint64_t ecam_size;
+	struct pci_ecam *ecam;	/* config pages and the ECAM window */
 	struct xen_platform *xen;
 	struct pci_testdev *testdev;
 	uint8_t *xen_ram;		/* BAR1 backing */
 	int xen_ram_region;
 	uint64_t bar_failures;		/* moves refused (overlaps) */
 };
-
-/* --- config pages ----------------------------------------------------- */
-
-static void *grow_memfd(struct pci_vm *p)
-{
-	void *page;
-
-	if (p->npages == MAX_PAGES ||
-	    ftruncate(p->memfd, (off_t)(p->npages + 1) * PAGE) < 0)
-		return NULL;
-	page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd,
-		    (off_t)p->npages * PAGE);
-	if (page == MAP_FAILED)
-		return NULL;
-	p->pages[p->npages++] = page;
-	return page;
-}
-
-static void *alloc_page(void *ctx)
-{
-	return grow_memfd(ctx);	/* fresh memfd pages are zero */
-}
-
-/* The memfd page of a function's config page; -1 for absent functions. */
-static long page_index(const struct pci_vm *p, const uint8_t *page)
-{
-	for (unsigned int i = ONES_PAGES; page && i < p->npages; i++)
-		if (p->pages[i] == page)
-			return (long)i;
-	return -1;
-}
 
 /* --- BAR moves -------------------------------------------------------- */
 
@@ -186,75 +145,6 @@ static int add_pci_testdev(struct pci_vm *p)
 
 	p->testdev = pci_testdev_create(p->bus, TESTDEV_BDF, &ops);
 	return p->testdev ? 0 : -1;
-}
-
-/* --- ECAM -------------------------------------------------------------- */
-
-static int map_pages(struct pci_vm *p, uint8_t *at, unsigned int n,
-		     long first)
-{
-	return mmap(at, (size_t)n * PAGE, PROT_READ, MAP_SHARED | MAP_FIXED,
-		    p->memfd, (off_t)first * PAGE) == MAP_FAILED ? -1 : 0;
-}
-
-/* Each run of absent functions maps the same-length prefix of the
- * all-ones pages in one call, so 256 empty buses cost 256 mappings, not
- * 65536 (more than the default VMA limit). */
-static int map_bus(struct pci_vm *p, uint8_t *bus_win, unsigned int b)
-{
-	unsigned int devfn = 0;
-
-	while (devfn < PCI_DEVFN_MAX) {
-		long idx = page_index(p, pci_bus_ecam_page(p->bus, b, devfn));
-		unsigned int run = 1;
-
-		if (idx >= 0) {
-			if (map_pages(p, bus_win + devfn * PAGE, 1, idx) < 0)
-				return -1;
-			devfn++;
-			continue;
-		}
-		while (devfn + run < PCI_DEVFN_MAX &&
-		       !pci_bus_ecam_page(p->bus, b, devfn + run))
-			run++;
-		if (map_pages(p, bus_win + devfn * PAGE, run, 0) < 0)
-			return -1;
-		devfn += run;
-	}
-	return 0;
-}
-
-static int map_ecam_ro(struct pci_vm *p)
-{
-	const struct vmm_config *cfg = p->vm->cfg;
-	uint8_t *win;
-
-	win = mmap(NULL, p->ecam_size, PROT_NONE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (win == MAP_FAILED)
-		return -1;
-	p->ecam_map = win;
-	for (unsigned int b = 0; b < cfg->pci_buses; b++)
-		if (map_bus(p, win + ((uint64_t)b << 20), b) < 0)
-			return -1;
-	return gmem_add_region(&p->vm->mem, LAYOUT_ECAM_BASE, p->ecam_size,
-			       win, true, "ecam-ro") < 0 ? -1 : 0;
-}
-
-/* Writes to a read-only slot exit as MMIO, so the trapped ops are
- * registered in both modes; in ro mode they only ever see writes. */
-static int setup_ecam(struct pci_vm *p)
-{
-	const struct vmm_config *cfg = p->vm->cfg;
-
-	if (cfg->ecam == ECAM_OFF)
-		return 0;
-	p->ecam_size = pci_bus_ecam_size(p->bus);
-	if (cfg->ecam == ECAM_RO && map_ecam_ro(p) < 0)
-		return -1;
-	return bus_register(&p->vm->mmio, LAYOUT_ECAM_BASE, p->ecam_size,
-			    &pci_bus_ecam_ops, p->bus, cfg->ecam == ECAM_RO ?
-			    "ecam-ro-writes" : "ecam-trap");
 }
 
 /* --- stats ------------------------------------------------------------- */
@@ -430,24 +320,15 @@ static int create_bus(struct pci_vm *p)
 {
 	struct pci_bus_config conf = {
 		.nbuses = p->vm->cfg->pci_buses,
-		.alloc_page = alloc_page,
-		.page_ctx = p,
+		.alloc_page = pci_ecam_alloc_page,
 		.bar_changed = on_bar_changed,
 		.bar_ctx = p,
 	};
-	p->memfd = memfd_create("minivmm-pci-config", MFD_CLOEXEC);
-	if (p->memfd < 0)
+
+	p->ecam = pci_ecam_create();
+	if (!p->ecam)
 		return -1;
-	if (ftruncate(p->memfd, (off_t)ONES_PAGES * PAGE) < 0)
-		return -1;
-	p->ones = mmap(NULL, (size_t)ONES_PAGES * PAGE, PROT_READ | PROT_WRITE,
-		       MAP_SHARED, p->memfd, 0);
-	if (p->ones == MAP_FAILED) {
-		p->ones = NULL;
-		return -1;
-	}
-	memset(p->ones, 0xff, (size_t)ONES_PAGES * PAGE);
-	p->npages = ONES_PAGES;
+	conf.page_ctx = p->ecam;
 	p->bus = pci_bus_create(&conf);
 	if (!p->bus || !pci_host_bridge_create(p->bus))
 		return -1;
@@ -463,12 +344,13 @@ int pci_vm_setup(struct vm *vm)
 		return -1;
 	vm->pci = p;
 	p->vm = vm;
-	p->memfd = -1;
 	p->xen_ram_region = -1;
 	if (create_bus(p) < 0 ||
 	    (cfg->xen_platform && add_xen_platform(p) < 0) ||
 	    (cfg->pci_testdev && add_pci_testdev(p) < 0) ||
-	    virtio_vm_setup(vm, p->bus) < 0 || setup_ecam(p) < 0 ||
+	    virtio_vm_setup(vm, p->bus) < 0 ||
+	    pci_ecam_map(p->ecam, p->bus, cfg->pci_buses, cfg->ecam, &vm->mem,
+			 &vm->mmio) < 0 ||
 	    (cfg->pci_pio && bus_register(&vm->pio, PCI_BUS_PIO_BASE,
 					  PCI_BUS_PIO_LEN, &pci_bus_pio_ops,
 					  p->bus, "pci-cf8-cfc") < 0) ||
@@ -490,46 +372,14 @@ void pci_vm_destroy(struct vm *vm)
 		return;
 	if (p->bus)
 		pci_bus_destroy(p->bus);	/* flushes the Xen log */
-	if (p->ecam_map)
-		munmap(p->ecam_map, p->ecam_size);
-	for (unsigned int i = ONES_PAGES; i < p->npages; i++)
-		munmap(p->pages[i], PAGE);
-	if (p->ones)
-		munmap(p->ones, (size_t)ONES_PAGES * PAGE);
+	pci_ecam_destroy(p->ecam);
 	if (p->xen_ram)
 		munmap(p->xen_ram, XEN_PLATFORM_BAR1_SIZE);
-	if (p->memfd >= 0)
-		close(p->memfd);
 	free(p);
 	vm->pci = NULL;
 }
 
 /* --- invariants -------------------------------------------------------- */
-
-/* What the guest reads through the read-only window must be the model's
- * bytes (present functions) or all-ones (absent ones). */
-static int check_ecam_window(struct pci_vm *p, FILE *out)
-{
-	static const uint8_t ones[PAGE] = { [0 ... PAGE - 1] = 0xff };
-	int problems = 0;
-
-	if (!p->ecam_map)
-		return 0;
-	for (unsigned int b = 0; b < p->vm->cfg->pci_buses; b++) {
-		for (unsigned int devfn = 0; devfn < PCI_DEVFN_MAX; devfn++) {
-			const uint8_t *pg = pci_bus_ecam_page(p->bus, b, devfn);
-			const uint8_t *win = p->ecam_map + ((uint64_t)b << 20) +
-					     ((uint64_t)devfn << 12);
-
-			if (!memcmp(win, pg ? pg : ones, PAGE))
-				continue;
-			fprintf(out, "pci: ECAM window at %02x:%02x.%x differs "
-				"from the model\n", b, devfn >> 3, devfn & 7);
-			problems++;
-		}
-	}
-	return problems;
-}
 
 int pci_vm_check(struct vm *vm, FILE *out)
 {
@@ -538,7 +388,7 @@ int pci_vm_check(struct vm *vm, FILE *out)
 
 	if (!p)
 		return 0;
-	problems += check_ecam_window(p, out);
+	problems += pci_ecam_check(p->ecam, out);
 	/* Called after the vCPUs stopped: nothing changes under us. */
 	for (uint32_t bdf = 0; bdf < vm->cfg->pci_buses * 256u; bdf++) {
 		struct pci_fn *fn = pci_bus_get(p->bus, bdf);
