@@ -179,7 +179,7 @@ static void check_memslots(struct vm *vm, struct pci_fn *xen)
 	for (int i = 0; i < mem->n; i++) {
 		const struct gmem_region *a = &mem->regions[i];
 
-		if (a->name && !strcmp(a->name, "xen-platform-bar1"))
+		if (a->name && !strcmp(a->name, "xen-platform-mmio"))
 			bar1 = a;
 		for (int j = i + 1; a->mapped && j < mem->n; j++) {
 			const struct gmem_region *b = &mem->regions[j];

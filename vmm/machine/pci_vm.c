@@ -1,129 +1,39 @@
 // SPDX-License-Identifier: MIT
-/* PCI in the VM (pci_vm.h). */
+/* PCI in the VM: the bus and its functions, wired to their backings
+ * (pci_vm.h). */
 #include "vmm/machine/pci_vm.h"
 #include "devices/pci/bus.h"
 #include "devices/test/pci_testdev.h"
 #include "devices/xen_platform.h"
-#include "vmm/layout.h"
+#include "vmm/machine/pci_bars.h"
 #include "vmm/machine/pci_ecam.h"
 #include "vmm/machine/virtio_vm.h"
+#include "vmm/machine/xen_vm.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <linux/kvm.h>
 #include <stdlib.h>
-#include <sys/ioctl.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#include <sys/ioctl.h>
 
 #define XEN_BDF		PCI_BDF(0, 3, 0)
 #define TESTDEV_BDF	PCI_BDF(0, 4, 0)
+#define XEN_BAR_RAM	1	/* the Xen device's RAM-backed BAR */
 
 struct pci_vm {
 	struct vm *vm;
 	struct pci_bus *bus;	/* serialises config accesses itself */
 	struct pci_ecam *ecam;	/* config pages and the ECAM window */
+	struct pci_bars bars;	/* where the BARs decode */
 	struct xen_platform *xen;
 	struct pci_testdev *testdev;
-	uint8_t *xen_ram;		/* BAR1 backing */
-	int xen_ram_region;
-	uint64_t bar_failures;		/* moves refused (overlaps) */
 };
 
-/* --- BAR moves -------------------------------------------------------- */
+/* --- pci-testdev -------------------------------------------------------- */
 
-static bool is_io(const struct pci_bar *b)
-{
-	return b->desc.kind == PCI_BAR_IO;
-}
-
-static void unmap_bar(struct pci_vm *p, const struct pci_bar *b,
-		      uint64_t addr)
-{
-	struct vm *vm = p->vm;
-
-	if (b->desc.ram) {
-		gmem_place_region(&vm->mem, p->xen_ram_region, addr, false);
-		return;
-	}
-	bus_unregister(is_io(b) ? &vm->pio : &vm->mmio, addr, b->desc.opaque);
-}
-
-/* A memory BAR may not cover guest memory or another MMIO range, and a
- * RAM-backed one may not cover MMIO ranges either (a memslot would hide
- * them from exits). */
-static int map_bar(struct pci_vm *p, const struct pci_bar *b, uint64_t addr)
-{
-	struct vm *vm = p->vm;
-	uint64_t size = b->desc.size;
-
-	if (b->desc.ram) {
-		if (bus_overlaps(&vm->mmio, addr, size))
-			return -1;
-		return gmem_place_region(&vm->mem, p->xen_ram_region, addr,
-					 true);
-	}
-	if (is_io(b))
-		return bus_register(&vm->pio, addr, size, b->desc.ops,
-				    b->desc.opaque, b->desc.name);
-	if (gmem_overlaps(&vm->mem, addr, size))
-		return -1;
-	return bus_register(&vm->mmio, addr, size, b->desc.ops,
-			    b->desc.opaque, b->desc.name);
-}
-
-static int on_bar_changed(struct pci_fn *fn, int idx, uint64_t old_addr,
-			  uint64_t new_addr, bool enabled)
-{
-	struct pci_vm *p = fn->bar_ctx;
-	const struct pci_bar *b = &fn->bars[idx];
-
-	if (old_addr != PCI_BAR_UNMAPPED)
-		unmap_bar(p, b, old_addr);
-	if (enabled && map_bar(p, b, new_addr) < 0) {
-		p->bar_failures++;
-		return -1;
-	}
-	return 0;
-}
-
-/* --- devices ---------------------------------------------------------- */
-
-static void xen_log(void *ctx, const char *line)
-{
-	struct vm *vm = ctx;
-
-	console_flush(&vm->console);
-	fprintf(stderr, "minivmm: %s\n", line);
-}
-
-static int add_xen_platform(struct pci_vm *p)
-{
-	struct xen_platform_config conf = { xen_log, p->vm };
-	struct vm *vm = p->vm;
-
-	p->xen = xen_platform_create(p->bus, XEN_BDF, &conf);
-	if (!p->xen)
-		return -1;
-	p->xen_ram = mmap(NULL, XEN_PLATFORM_BAR1_SIZE, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p->xen_ram == MAP_FAILED) {
-		p->xen_ram = NULL;
-		return -1;
-	}
-	/* Unmapped: the BAR decodes nowhere until the guest says. */
-	p->xen_ram_region = gmem_add_unmapped(&vm->mem, XEN_PLATFORM_BAR1_SIZE,
-					      p->xen_ram, "xen-platform-bar1");
-	if (p->xen_ram_region < 0)
-		return -1;
-	return bus_register(&vm->pio, XEN_PLATFORM_LEGACY_PORT,
-			    XEN_PLATFORM_LEGACY_LEN, &xen_platform_legacy_ops,
-			    p->xen, "xen-legacy");
-}
-
-/* pci-testdev's eventfd tests: KVM swallows the writes (ioeventfd). */
+/* Its eventfd tests: KVM swallows the writes (ioeventfd). */
 static int testdev_ioeventfd(void *ctx, const struct pci_testdev_ioeventfd *e,
 			     bool assign)
 {
@@ -152,39 +62,21 @@ static int add_pci_testdev(struct pci_vm *p)
 static void print_stats(void *ctx, FILE *out)
 {
 	struct pci_vm *p = ctx;
-	struct xen_platform_stats st;
 
 	fprintf(out, "pci: %llu BAR placements refused (overlap)\n",
-		(unsigned long long)p->bar_failures);
-	if (!p->xen)
-		return;
-	xen_platform_get_stats(p->xen, &st);
-	fprintf(out, "xen-platform: unplug mask 0x%x (%llu requests), "
-		"product %s%u, build %s%u, log lines %llu\n", st.unplug_mask,
-		(unsigned long long)st.unplug_writes, st.product_set ? "" : "unset ",
-		st.product, st.build_set ? "" : "unset ", st.build,
-		(unsigned long long)st.log_lines);
+		(unsigned long long)p->bars.refused);
+	if (p->xen)
+		xen_vm_print_stats(p->xen, out);
 }
 
 static void json_stats(void *ctx, cJSON *root)
 {
 	struct pci_vm *p = ctx;
-	struct xen_platform_stats st;
-	cJSON *o;
 
 	cJSON_AddNumberToObject(root, "pci_bar_refusals",
-				(double)p->bar_failures);
-	if (!p->xen)
-		return;
-	xen_platform_get_stats(p->xen, &st);
-	o = cJSON_AddObjectToObject(root, "xen_platform");
-	cJSON_AddNumberToObject(o, "unplug_mask", st.unplug_mask);
-	cJSON_AddNumberToObject(o, "unplug_requests", (double)st.unplug_writes);
-	if (st.product_set)
-		cJSON_AddNumberToObject(o, "product", st.product);
-	if (st.build_set)
-		cJSON_AddNumberToObject(o, "build", st.build);
-	cJSON_AddNumberToObject(o, "log_lines", (double)st.log_lines);
+				(double)p->bars.refused);
+	if (p->xen)
+		xen_vm_json_stats(p->xen, root);
 }
 
 /* --- snapshots --------------------------------------------------------- */
@@ -223,7 +115,7 @@ static int fn_save(void *ctx, struct snap_buf *out)
 	return 0;
 }
 
-/* Loading maps the BARs it had (on_bar_changed), memslots included. */
+/* Loading maps the BARs it had (pci_bars_changed), memslots included. */
 static int fn_load(void *ctx, const uint8_t *data, size_t len, char *err,
 		   size_t errlen)
 {
@@ -235,27 +127,6 @@ static int fn_load(void *ctx, const uint8_t *data, size_t len, char *err,
 	if (pci_fn_set_state(ctx, &st) < 0)
 		return bad_section(err, errlen, "PCI function");
 	return 0;
-}
-
-static int xen_save(void *ctx, struct snap_buf *out)
-{
-	struct xen_platform_state st;
-
-	xen_platform_get_state(ctx, &st);
-	snap_put(out, &st, sizeof(st));
-	return 0;
-}
-
-static int xen_load(void *ctx, const uint8_t *data, size_t len, char *err,
-		    size_t errlen)
-{
-	struct xen_platform_state st;
-
-	if (len != sizeof(st))
-		return bad_section(err, errlen, "Xen platform");
-	memcpy(&st, data, sizeof(st));
-	return xen_platform_set_state(ctx, &st) ?
-	       bad_section(err, errlen, "Xen platform") : 0;
 }
 
 static int testdev_save(void *ctx, struct snap_buf *out)
@@ -281,15 +152,13 @@ static int testdev_load(void *ctx, const uint8_t *data, size_t len,
 	       bad_section(err, errlen, "pci-testdev") : 0;
 }
 
-/* CF8, every present function's config space and BAR placement, the Xen
- * device's protocol state and its BAR1 RAM. */
+/* CF8, every present function's config space and BAR placement, then the
+ * devices' own state (loaded after their functions'). */
 static int register_snapshot(struct pci_vm *p)
 {
 	struct snap_registry *r = &p->vm->snap_reg;
 	struct snap_state_ops o = { SNAP_SEC_PCI_BUS, 0, SNAP_PHASE_DEVICES,
 				    cf8_save, cf8_load, p->bus };
-	struct snap_memory m = { SNAP_SEC_XEN_BAR1, 0, p->xen_ram,
-				 XEN_PLATFORM_BAR1_SIZE, false };
 
 	if (snap_add_state(r, &o) < 0)
 		return -1;
@@ -307,11 +176,8 @@ static int register_snapshot(struct pci_vm *p)
 		return -1;
 	if (!p->xen)
 		return 0;
-	o = (struct snap_state_ops){ SNAP_SEC_XEN_PLATFORM, 0,
-		SNAP_PHASE_DEVICES, xen_save, xen_load, p->xen };
-	if (snap_add_state(r, &o) < 0 || snap_add_memory(r, &m) < 0)
-		return -1;
-	return 0;
+	return xen_vm_snap_register(p->vm, p->xen, pci_bars_ram(&p->bars,
+				    xen_platform_fn(p->xen), XEN_BAR_RAM));
 }
 
 /* --- set-up ------------------------------------------------------------ */
@@ -321,8 +187,8 @@ static int create_bus(struct pci_vm *p)
 	struct pci_bus_config conf = {
 		.nbuses = p->vm->cfg->pci_buses,
 		.alloc_page = pci_ecam_alloc_page,
-		.bar_changed = on_bar_changed,
-		.bar_ctx = p,
+		.bar_changed = pci_bars_changed,
+		.bar_ctx = &p->bars,
 	};
 
 	p->ecam = pci_ecam_create();
@@ -335,26 +201,44 @@ static int create_bus(struct pci_vm *p)
 	return 0;
 }
 
+/* The functions, then what backs them: RAM BARs' memory, the ECAM window
+ * (built from the functions present), the config ports. */
+static int wire(struct pci_vm *p)
+{
+	struct vm *vm = p->vm;
+	const struct vmm_config *cfg = vm->cfg;
+
+	if (create_bus(p) < 0)
+		return -1;
+	if (cfg->xen_platform) {
+		p->xen = xen_vm_add(vm, p->bus, XEN_BDF);
+		if (!p->xen)
+			return -1;
+	}
+	if ((cfg->pci_testdev && add_pci_testdev(p) < 0) ||
+	    virtio_vm_setup(vm, p->bus) < 0)
+		return -1;
+	if (pci_bars_back_ram(&p->bars, p->bus, cfg->pci_buses) < 0 ||
+	    pci_ecam_map(p->ecam, p->bus, cfg->pci_buses, cfg->ecam, &vm->mem,
+			 &vm->mmio) < 0)
+		return -1;
+	if (cfg->pci_pio &&
+	    bus_register(&vm->pio, PCI_CONF1_ADDR_PORT, PCI_BUS_PIO_LEN,
+			 &pci_bus_pio_ops, p->bus, "pci-cf8-cfc") < 0)
+		return -1;
+	return register_snapshot(p);
+}
+
 int pci_vm_setup(struct vm *vm)
 {
 	struct pci_vm *p = calloc(1, sizeof(*p));
-	const struct vmm_config *cfg = vm->cfg;
 
 	if (!p)
 		return -1;
 	vm->pci = p;
 	p->vm = vm;
-	p->xen_ram_region = -1;
-	if (create_bus(p) < 0 ||
-	    (cfg->xen_platform && add_xen_platform(p) < 0) ||
-	    (cfg->pci_testdev && add_pci_testdev(p) < 0) ||
-	    virtio_vm_setup(vm, p->bus) < 0 ||
-	    pci_ecam_map(p->ecam, p->bus, cfg->pci_buses, cfg->ecam, &vm->mem,
-			 &vm->mmio) < 0 ||
-	    (cfg->pci_pio && bus_register(&vm->pio, PCI_BUS_PIO_BASE,
-					  PCI_BUS_PIO_LEN, &pci_bus_pio_ops,
-					  p->bus, "pci-cf8-cfc") < 0) ||
-	    register_snapshot(p) < 0) {
+	pci_bars_init(&p->bars, &vm->mem, &vm->pio, &vm->mmio);
+	if (wire(p) < 0) {
 		fprintf(stderr, "minivmm: error: setting up PCI: %s\n",
 			errno ? strerror(errno) : "internal error");
 		return -1;
@@ -373,42 +257,18 @@ void pci_vm_destroy(struct vm *vm)
 	if (p->bus)
 		pci_bus_destroy(p->bus);	/* flushes the Xen log */
 	pci_ecam_destroy(p->ecam);
-	if (p->xen_ram)
-		munmap(p->xen_ram, XEN_PLATFORM_BAR1_SIZE);
+	pci_bars_destroy(&p->bars);
 	free(p);
 	vm->pci = NULL;
 }
 
-/* --- invariants -------------------------------------------------------- */
-
 int pci_vm_check(struct vm *vm, FILE *out)
 {
 	struct pci_vm *p = vm->pci;
-	int problems = 0;
 
 	if (!p)
 		return 0;
-	problems += pci_ecam_check(p->ecam, out);
 	/* Called after the vCPUs stopped: nothing changes under us. */
-	for (uint32_t bdf = 0; bdf < vm->cfg->pci_buses * 256u; bdf++) {
-		struct pci_fn *fn = pci_bus_get(p->bus, bdf);
-
-		for (int i = 0; fn && i < PCI_NUM_BARS; i++) {
-			const struct pci_bar *b = &fn->bars[i];
-			uint64_t addr;
-			bool dec = pci_fn_bar_decoded(fn, i, &addr);
-
-			if (b->desc.kind == PCI_BAR_NONE || !b->mapped)
-				continue;
-			if (!dec || b->map_addr != addr) {
-				fprintf(out, "pci: %s BAR%d mapped at 0x%llx "
-					"but decodes %s0x%llx\n", fn->name, i,
-					(unsigned long long)b->map_addr,
-					dec ? "at " : "nowhere, register ",
-					(unsigned long long)addr);
-				problems++;
-			}
-		}
-	}
-	return problems;
+	return pci_ecam_check(p->ecam, out) +
+	       pci_bars_check(p->bus, vm->cfg->pci_buses, out);
 }
