@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Xen platform PCI device: config space, BAR0 bytes, the fixed legacy
- * ports 0x10-0x1F (Xen docs/misc/hvm-emulated-unplug.pandoc) and the
+ * ports (0x10-0x1F: Xen docs/misc/hvm-emulated-unplug.pandoc) and the
  * line-buffered driver log.
  */
 #include <pthread.h>

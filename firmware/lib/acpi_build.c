@@ -9,8 +9,10 @@
 
 #include <stdbool.h>
 
+#include "firmware/lib/abi.h"
 #include "firmware/lib/aml.h"
 #include "firmware/lib/le.h"
+#include "firmware/lib/pci_regs.h"
 
 #define HDR_LEN		36
 #define RSDP_LEN	36
@@ -269,7 +271,7 @@ static void dsdt_pci0_crs(struct aml *a, const struct acpi_config *c)
 	buf = aml_buffer(a);
 	aml_res_addr(a, 2, AML_RES_BUS, AML_RES_PRODUCER, 0, 0,
 		     c->ecam_buses - 1);
-	aml_res_io(a, 0xcf8, 8);
+	aml_res_io(a, PCI_CONF1_ADDR_PORT, 8);
 	io_window(a, 0, 0xcf7);
 	if (c->pci_io_base > 0xd00)
 		io_window(a, 0xd00, c->pci_io_base - 1);
@@ -307,7 +309,7 @@ static void dsdt_prt(struct aml *a, uint32_t slots)
 			aml_int(a, (uint64_t)d << 16 | 0xffff);
 			aml_int(a, pin);
 			aml_int(a, 0);
-			aml_int(a, ACPI_PCI_INTX_GSI(d, pin));
+			aml_int(a, ABI_PCI_INTX_GSI(d, pin));
 			aml_close(a, e);
 		}
 	}
@@ -387,8 +389,8 @@ static void dsdt_rtc(struct aml *a)
 	name_int(a, "_HID", EISA_PNP0B00);
 	aml_name_decl(a, "_CRS");
 	buf = aml_buffer(a);
-	aml_res_io(a, 0x70, 2);
-	aml_res_irq(a, 8);
+	aml_res_io(a, ABI_RTC_PORT, 2);		/* index, data */
+	aml_res_irq(a, ABI_RTC_IRQ);
 	aml_res_end(a);
 	aml_buffer_close(a, buf);
 	aml_close(a, dev);

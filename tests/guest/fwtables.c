@@ -101,14 +101,14 @@ static void check_acpi(const struct acpi *a, const struct expect *e)
 		if (s[0] == 0 && (s[4] & 1))
 			lapics++;
 		if (s[0] == 1)
-			ioapics += le_get(s + 4, 4) == LAYOUT_IOAPIC_BASE;
+			ioapics += le_get(s + 4, 4) == ABI_IOAPIC_BASE;
 		off += s[1];
 	}
 	check(lapics == e->cpus, "MADT has %u enabled LAPICs, expected %u",
 	      lapics, e->cpus);
-	check(ioapics == 1, "MADT: %u IOAPICs at 0x%llx", ioapics,
-	      LAYOUT_IOAPIC_BASE);
-	check(le_get(a->madt + 36, 4) == LAYOUT_LAPIC_BASE, "MADT LAPIC base");
+	check(ioapics == 1, "MADT: %u IOAPICs at 0x%x", ioapics,
+	      ABI_IOAPIC_BASE);
+	check(le_get(a->madt + 36, 4) == ABI_LAPIC_BASE, "MADT LAPIC base");
 	gprintf("acpi: RSDP %p, %u LAPIC(s), MCFG %s\n", a->rsdp, lapics,
 		a->mcfg ? "yes" : "no");
 }

@@ -19,8 +19,8 @@ static struct acpi_config cfg(uint32_t ncpus)
 {
 	struct acpi_config c = {
 		.ncpus = ncpus,
-		.lapic_base = LAYOUT_LAPIC_BASE,
-		.ioapic_base = LAYOUT_IOAPIC_BASE,
+		.lapic_base = ABI_LAPIC_BASE,
+		.ioapic_base = ABI_IOAPIC_BASE,
 		.ecam_base = LAYOUT_ECAM_BASE,
 		.ecam_buses = 64,
 		.pci_io_base = LAYOUT_PCI_IO_BASE,
@@ -30,10 +30,10 @@ static struct acpi_config cfg(uint32_t ncpus)
 		.pci64_base = 0x140000000ull,
 		.pci64_size = LAYOUT_PCI64_SIZE,
 		.prt_slots = ~0u,
-		.sci_irq = ACPI_SCI_IRQ,
-		.pm1a_evt_port = ACPI_PM1A_EVT_PORT,
-		.pm1a_cnt_port = ACPI_PM1A_CNT_PORT,
-		.pm_tmr_port = ACPI_PM_TMR_PORT,
+		.sci_irq = ABI_ACPI_SCI_IRQ,
+		.pm1a_evt_port = ABI_ACPI_PM1A_EVT_PORT,
+		.pm1a_cnt_port = ABI_ACPI_PM1A_CNT_PORT,
+		.pm_tmr_port = ABI_ACPI_PM_TMR_PORT,
 		.iapc_boot_arch = ACPI_BOOT_NO_VGA,
 	};
 	return c;
@@ -120,14 +120,14 @@ START_TEST(test_fadt)
 	ck_assert_uint_eq(facs % 64, 0);
 	ck_assert_mem_eq(fs, "FACS", 4);
 	ck_assert_uint_eq(le_get(fs + 4, 4), 64);
-	ck_assert_uint_eq(le_get(f + 46, 2), ACPI_SCI_IRQ);
+	ck_assert_uint_eq(le_get(f + 46, 2), ABI_ACPI_SCI_IRQ);
 	ck_assert_uint_eq(le_get(f + 48, 4), 0);		/* SMI_CMD */
-	ck_assert_uint_eq(le_get(f + 56, 4), ACPI_PM1A_EVT_PORT);
-	ck_assert_uint_eq(le_get(f + 64, 4), ACPI_PM1A_CNT_PORT);
-	ck_assert_uint_eq(le_get(f + 76, 4), ACPI_PM_TMR_PORT);
-	ck_assert_uint_eq(le_get(f + 152, 8), ACPI_PM1A_EVT_PORT);	/* X_ */
-	ck_assert_uint_eq(le_get(f + 176, 8), ACPI_PM1A_CNT_PORT);
-	ck_assert_uint_eq(le_get(f + 212, 8), ACPI_PM_TMR_PORT);
+	ck_assert_uint_eq(le_get(f + 56, 4), ABI_ACPI_PM1A_EVT_PORT);
+	ck_assert_uint_eq(le_get(f + 64, 4), ABI_ACPI_PM1A_CNT_PORT);
+	ck_assert_uint_eq(le_get(f + 76, 4), ABI_ACPI_PM_TMR_PORT);
+	ck_assert_uint_eq(le_get(f + 152, 8), ABI_ACPI_PM1A_EVT_PORT);	/* X_ */
+	ck_assert_uint_eq(le_get(f + 176, 8), ABI_ACPI_PM1A_CNT_PORT);
+	ck_assert_uint_eq(le_get(f + 212, 8), ABI_ACPI_PM_TMR_PORT);
 	ck_assert_uint_eq(le_get(f + 109, 2), ACPI_BOOT_NO_VGA);
 	ck_assert_uint_eq(le_get(f + 112, 4) & (1u << 20), 0); /* !HW_REDUCED */
 }
@@ -142,7 +142,7 @@ static void check_madt(uint32_t n)
 	const uint8_t *e = m + 44, *end = m + le_get(m + 4, 4);
 	uint32_t lapics = 0, ioapics = 0, isos = 0;
 
-	ck_assert_uint_eq(le_get(m + 36, 4), LAYOUT_LAPIC_BASE);
+	ck_assert_uint_eq(le_get(m + 36, 4), ABI_LAPIC_BASE);
 	ck_assert_uint_eq(le_get(m + 40, 4), 1);
 	for (; e < end; e += e[1]) {
 		ck_assert_uint_ge(e[1], 2);
@@ -152,14 +152,14 @@ static void check_madt(uint32_t n)
 			ck_assert_uint_eq(le_get(e + 4, 4), 1);
 			lapics++;
 		} else if (e[0] == 1) {
-			ck_assert_uint_eq(le_get(e + 4, 4), LAYOUT_IOAPIC_BASE);
+			ck_assert_uint_eq(le_get(e + 4, 4), ABI_IOAPIC_BASE);
 			ck_assert_uint_eq(le_get(e + 8, 4), 0);
 			ioapics++;
 		} else if (e[0] == 2 && e[3] == 0) {
 			ck_assert_uint_eq(le_get(e + 4, 4), 2);
 			isos++;
-		} else if (e[0] == 2 && e[3] == ACPI_SCI_IRQ) {
-			ck_assert_uint_eq(le_get(e + 4, 4), ACPI_SCI_IRQ);
+		} else if (e[0] == 2 && e[3] == ABI_ACPI_SCI_IRQ) {
+			ck_assert_uint_eq(le_get(e + 4, 4), ABI_ACPI_SCI_IRQ);
 			ck_assert_uint_eq(le_get(e + 8, 2), 0x000d);
 			isos++;
 		} else {

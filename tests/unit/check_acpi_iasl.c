@@ -171,8 +171,8 @@ static struct acpi_config cfg(uint32_t ncpus)
 {
 	struct acpi_config c = {
 		.ncpus = ncpus,
-		.lapic_base = LAYOUT_LAPIC_BASE,
-		.ioapic_base = LAYOUT_IOAPIC_BASE,
+		.lapic_base = ABI_LAPIC_BASE,
+		.ioapic_base = ABI_IOAPIC_BASE,
 		.ecam_base = LAYOUT_ECAM_BASE,
 		.ecam_buses = LAYOUT_ECAM_MAX_BUSES,
 		.pci_io_base = LAYOUT_PCI_IO_BASE,
@@ -182,10 +182,10 @@ static struct acpi_config cfg(uint32_t ncpus)
 		.pci64_base = 0x140000000ull,
 		.pci64_size = LAYOUT_PCI64_SIZE,
 		.prt_slots = ~0u,
-		.sci_irq = ACPI_SCI_IRQ,
-		.pm1a_evt_port = ACPI_PM1A_EVT_PORT,
-		.pm1a_cnt_port = ACPI_PM1A_CNT_PORT,
-		.pm_tmr_port = ACPI_PM_TMR_PORT,
+		.sci_irq = ABI_ACPI_SCI_IRQ,
+		.pm1a_evt_port = ABI_ACPI_PM1A_EVT_PORT,
+		.pm1a_cnt_port = ABI_ACPI_PM1A_CNT_PORT,
+		.pm_tmr_port = ABI_ACPI_PM_TMR_PORT,
 		.snapctl_base = LAYOUT_SNAPCTL_BASE,
 		.snapctl_size = LAYOUT_SNAPCTL_SIZE,
 	};

@@ -175,15 +175,16 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 
 static int check_low(const struct elf_segment *s, char *err)
 {
-	if (s->paddr >= MB_LOW_MIN && s->paddr + s->memsz <= MB_LOW_END &&
+	if (s->paddr >= ABI_LOW_MEM_MIN &&
+	    s->paddr + s->memsz <= ABI_LOW_MEM_END &&
 	    !overlaps(s->paddr, s->memsz, ABI_BOOTINFO_BASE,
 		      ABI_BOOTINFO_END - ABI_BOOTINFO_BASE))
 		return 0;
 	return fail(err, "segment at 0x%llx (+0x%llx) is not in free RAM "
 		    "below 1 MiB (0x%x-0x%x and 0x%x-0x%x)",
 		    (unsigned long long)s->paddr,
-		    (unsigned long long)s->memsz, MB_LOW_MIN,
-		    ABI_BOOTINFO_BASE, ABI_BOOTINFO_END, MB_LOW_END);
+		    (unsigned long long)s->memsz, ABI_LOW_MEM_MIN,
+		    ABI_BOOTINFO_BASE, ABI_BOOTINFO_END, ABI_LOW_MEM_END);
 }
 
 static int check_high(struct gmem *mem, const struct elf_segment *s,

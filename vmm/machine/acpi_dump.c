@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/machine/acpi_dump.h"
+#include "firmware/lib/abi.h"
 #include "firmware/lib/le.h"
 
 #include <ctype.h>
@@ -8,8 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define SCAN_START	0xe0000ull
-#define SCAN_END	0x100000ull
+/* Where an OS looks for the RSDP, and where the firmware puts it. */
+#define SCAN_START	ABI_TABLES_BASE
+#define SCAN_END	ABI_TABLES_END
 #define RSDP_LEN_V2	36
 #define HDR_LEN		36
 #define TABLE_MAX	(1u << 20)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Interrupt routing: KVM's GSI table, irqfds, level lines (gsi.h). */
 #include "vmm/machine/gsi.h"
-#include "firmware/lib/acpi_build.h"
+#include "vmm/layout.h"
 #include "vmm/kvm.h"
 
 #include <linux/kvm.h>
@@ -9,10 +9,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#define IOAPIC_PINS	24
-#define PIC_IRQS	16
-#define GSI_MSI_FIRST	IOAPIC_PINS	/* MSI GSIs: above the pins */
-#define N_DEFAULT	(PIC_IRQS * 2 + (IOAPIC_PINS - PIC_IRQS))
+/* Default routes: GSIs on the PICs have two, the rest one. */
+#define N_DEFAULT	(LAYOUT_PIC_IRQS * 2 + \
+			 (LAYOUT_IOAPIC_PINS - LAYOUT_PIC_IRQS))
 
 void gsi_init(struct gsi *g, struct kvm *kvm)
 {
@@ -53,7 +52,7 @@ int gsi_alloc_msi(struct gsi *g, unsigned int n)
 	if (msi && used && table) {
 		memset(used + first, 0, n * sizeof(*used));
 		g->nmsi = total;
-		ret = (int)(GSI_MSI_FIRST + first);
+		ret = (int)(LAYOUT_GSI_MSI_FIRST + first);
 	}
 	pthread_mutex_unlock(&g->lock);
 	return ret;
@@ -65,12 +64,12 @@ static unsigned int default_routes(struct kvm_irq_routing_entry *e)
 {
 	unsigned int n = 0;
 
-	for (unsigned int gsi = 0; gsi < IOAPIC_PINS; gsi++) {
+	for (unsigned int gsi = 0; gsi < LAYOUT_IOAPIC_PINS; gsi++) {
 		e[n++] = (struct kvm_irq_routing_entry){
 			.gsi = gsi, .type = KVM_IRQ_ROUTING_IRQCHIP,
 			.u.irqchip = { KVM_IRQCHIP_IOAPIC, gsi },
 		};
-		if (gsi >= PIC_IRQS)
+		if (gsi >= LAYOUT_PIC_IRQS)
 			continue;
 		e[n++] = (struct kvm_irq_routing_entry){
 			.gsi = gsi, .type = KVM_IRQ_ROUTING_IRQCHIP,
@@ -98,11 +97,11 @@ static int push_routes(struct gsi *g)
 
 int gsi_route_msi(struct gsi *g, uint32_t gsi, uint64_t addr, uint32_t data)
 {
-	unsigned int i = gsi - GSI_MSI_FIRST;
+	unsigned int i = gsi - LAYOUT_GSI_MSI_FIRST;
 	int ret = -1;
 
 	pthread_mutex_lock(&g->lock);
-	if (gsi >= GSI_MSI_FIRST && i < g->nmsi) {
+	if (gsi >= LAYOUT_GSI_MSI_FIRST && i < g->nmsi) {
 		g->msi[i] = (struct kvm_irq_routing_entry){
 			.gsi = gsi, .type = KVM_IRQ_ROUTING_MSI,
 			.u.msi = { .address_lo = (uint32_t)addr,
@@ -139,5 +138,5 @@ struct irq_line gsi_line(struct gsi *g, uint32_t gsi)
 
 uint32_t gsi_pci_intx(unsigned int slot, unsigned int pin)
 {
-	return ACPI_PCI_INTX_GSI(slot, pin);
+	return ABI_PCI_INTX_GSI(slot, pin);
 }

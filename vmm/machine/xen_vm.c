@@ -23,7 +23,7 @@ struct xen_platform *xen_vm_add(struct vm *vm, struct pci_bus *bus,
 
 	if (!xp)
 		return NULL;
-	if (bus_register(&vm->pio, XEN_PLATFORM_LEGACY_PORT,
+	if (bus_register(&vm->pio, LAYOUT_XEN_LEGACY_PORT,
 			 XEN_PLATFORM_LEGACY_LEN, &xen_platform_legacy_ops,
 			 xp, "xen-legacy") < 0)
 		return NULL;	/* the bus frees the device */

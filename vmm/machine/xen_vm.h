@@ -2,7 +2,7 @@
 /*
  * The Xen platform PCI device in a running VM (--xen-platform): creates
  * the function, registers its fixed legacy ports at
- * XEN_PLATFORM_LEGACY_PORT, sends the guest driver's log lines to stderr,
+ * LAYOUT_XEN_LEGACY_PORT, sends the guest driver's log lines to stderr,
  * and provides its --stats lines and snapshot sections (the protocol
  * state, and BAR1's memory, which pci_bars.c backs, as a memory section).
  */
