@@ -108,7 +108,7 @@ check-linux: deps
 	@MINIVMM_LINUX_TEST=1 SKIP_BOOT_TESTS="foundation firmware msr pci console emulate robust bench" tests/run.sh
 
 # The whole kvm-unit-tests manifest, minivmm beside QEMU (tools/kut.sh
-# builds the suite out of tree): the table for the README in
+# builds the suite out of tree): the table for docs/kvm-unit-tests.md in
 # $(BUILD)/kut-results.md, TAP, JUnit and logs next to it.  Tests failing
 # is the expected outcome on some hosts: the table is the product.
 check-kut:

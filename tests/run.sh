@@ -1,7 +1,7 @@
 #!/bin/bash
 # Runs every test: the Check unit tests (normal and ASan+UBSan builds),
-# the layout rules, the boot tests (tests/boot/*.sh, against both VMM builds) and a short
-# run of each fuzz target.  Ends with one
+# the layout and option checks, the boot tests (tests/boot/*.sh, against
+# both VMM builds) and a short run of each fuzz target.  Ends with one
 # "N passed, N failed" line; exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -54,6 +54,19 @@ else
 	printf '%-44s FAILED\n' "layout"
 	head -n 20 "$log"
 	failures+=("layout: see $log")
+fi
+
+# The man page is the option reference: it, each --help text and the
+# option parsers list the same options (tools/check-options.py).
+log="$log_dir/options.log"
+if MINIVMM=build/minivmm tools/check-options.py >"$log" 2>&1; then
+	passed=$((passed + 1))
+	printf '%-44s ok\n' "options"
+else
+	failed=$((failed + 1))
+	printf '%-44s FAILED\n' "options"
+	head -n 20 "$log"
+	failures+=("options: see $log")
 fi
 
 # Boot tests print "PASS: name" / "FAIL: name" lines.  The boot test of

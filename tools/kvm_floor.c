@@ -13,7 +13,7 @@
  * By default the VM gets the in-kernel irqchip and PIT as minivmm's does,
  * so the kernel's device lookups before a user exit are the same.
  */
-#include "tools/kvm_floor.h"
+#include "tools/kvm_floor_vm.h"
 #include "tools/bench/stats.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
  * copied into it, and the bare exit loop: KVM_RUN, answer, re-enter.
  * Each stub ends with an 8-byte MMIO write of its TSC delta to a doorbell.
  */
-#include "tools/kvm_floor.h"
+#include "tools/kvm_floor_vm.h"
 #include "tools/bench/loops.h"
 
 #include <errno.h>

@@ -4,7 +4,7 @@
  * one after the other in the device thread; the image is usually in the
  * host's page cache, where a synchronous preadv/pwritev is a copy and a
  * hand-off to another thread would only add latency (io_uring measured
- * slower here, see README).  Large reads and writes go to helper
+ * slower here, see docs/performance.md).  Large reads and writes go to helper
  * threads, several at a time (blk_io.c).
  */
 #include <endian.h>

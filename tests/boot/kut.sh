@@ -3,7 +3,7 @@
 # tools/kut.sh) runs through `minivmm test` with its own x86/unittests.cfg,
 # limited to the tests that pass on this host (under QEMU, or under
 # minivmm only because minivmm completes what the host's ring-0 emulator
-# rejects; see README: kvm-unit-tests).  One PASS/FAIL line per test.
+# rejects; see docs/kvm-unit-tests.md).  One PASS/FAIL line per test.
 # `make check-kut` runs the whole manifest beside QEMU instead.
 . "$(dirname "$0")/lib.sh"
 

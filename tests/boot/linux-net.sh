@@ -8,7 +8,7 @@
 # and compares too.
 # MINIVMM_NET_BLOB_MIB (default 1) sizes the blob and MINIVMM_NET_OFFLOAD
 # (on|off) passes offload= to --net; the run times both transfers
-# ("time" lines): how the offloads were measured (README, virtio-net).
+# ("time" lines): how the offloads were measured (docs/performance.md, virtio-net).
 # Prints "SKIP: ..." without root, /dev/net/tun, ip, busybox, the kernel,
 # or guest user space (a PVM host needs --syscall-fix).  Boot limits are
 # safety nets, not assertions.

@@ -69,7 +69,7 @@ END_TEST
 
 START_TEST(hidden_features_fault)
 {
-	/* the README's host: CPUID without them, so #GP as on hardware */
+	/* the development host (docs/hosts.md): CPUID without them, so #GP as on hardware */
 	layer(0, 0, true);
 	ck_assert_str_eq(act(SPEC_CTRL, MSR_READ), "deny");
 	ck_assert_str_eq(act(SPEC_CTRL, MSR_WRITE), "deny");

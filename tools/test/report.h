@@ -4,7 +4,7 @@
  * ends (one column, or minivmm and QEMU side by side with --peer), the
  * closing counts, and the files for CI: TAP 13, JUnit XML (one testsuite
  * per VMM), and a Markdown table of both columns (--markdown, for the
- * README).  Files are written to a temporary name and renamed.
+ * docs/kvm-unit-tests.md).  Files are written to a temporary name and renamed.
  */
 #ifndef MINIVMM_TEST_REPORT_H
 #define MINIVMM_TEST_REPORT_H

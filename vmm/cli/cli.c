@@ -114,7 +114,7 @@ void cli_usage(FILE *out)
 "  --net tap[=NAME][,mac=MAC][,offload=on|off]  virtio-net over a new tap\n"
 "                         or tap NAME (repeatable, up to 4; needs\n"
 "                         CAP_NET_ADMIN or a tap owned by the user)\n"
-"MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see README):\n"
+"MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see minivmm(1)):\n"
 "  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
 "                         xen-relaxed|therm-compat\n"
 "  --msr RULE             one more rule (repeatable, after the file)\n"
@@ -136,7 +136,7 @@ void cli_usage(FILE *out)
 "(V << 1 | 1) & 0xff); 0 poweroff; 1 VMM error;\n"
 "2 bad usage or input; 3 guest reset; 4 triple fault; 5 KVM internal or\n"
 "emulation error; 6 firmware error; 7 quit by Ctrl-A x; 124 timeout;\n"
-"128+N killed by signal N.  See README.md.\n", out);
+"128+N killed by signal N.  See minivmm(1).\n", out);
 }
 
 void cli_defaults(struct vmm_config *cfg)

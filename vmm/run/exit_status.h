@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How a minivmm run ends: one exit status per way, documented in the README
+ * How a minivmm run ends: one exit status per way, documented in minivmm(1)
  * and in --help.  A guest's test-exit write of V ends the run with V & 0xff
  * (or, with --exit-style qemu, (V << 1 | 1) & 0xff); the statuses below are
  * what minivmm itself chooses.
@@ -31,7 +31,7 @@ int exit_status_from_test_exit(uint32_t value, uint32_t *fw_reason);
  * of value, (value << 1) | 1, as the process status (& 0xff).  The
  * firmware's failure magic still gives EXIT_FIRMWARE. */
 int exit_status_qemu_style(uint32_t value, uint32_t *fw_reason);
-/* One line describing a status, for --help and the README. */
+/* One line describing a status, for --help and minivmm(1). */
 const char *exit_status_describe(int status);
 
 #endif

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * kvm-floor's two halves: kvm_floor_vm.c owns the minimal VM (memory,
- * page tables, the guest stubs, the bare exit loop), kvm_floor.c the cases,
- * their timing and the command line.
+ * kvm-floor's VM half (kvm_floor_vm.c): the minimal VM (memory, page
+ * tables, the guest stubs, the bare exit loop).  kvm_floor.c, the program,
+ * owns the cases, their timing and the command line.
  */
-#ifndef KVM_FLOOR_H
-#define KVM_FLOOR_H
+#ifndef KVM_FLOOR_VM_H
+#define KVM_FLOOR_VM_H
 
 #include <stddef.h>
 #include <stdint.h>
