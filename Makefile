@@ -120,10 +120,18 @@ check-kut:
 		--junit $(BUILD)/kut.xml $$x86/unittests.cfg; \
 	echo "table: $(BUILD)/kut-results.md"
 
+# kvm-unit-tests as a sharded Bazel sh_test (tests/bazel/, docs/ci.md), run
+# offline with Debian's bazel-bootstrap (installed if missing and root):
+# every shard passes, every test runs exactly once over the shards.  Slow
+# (Bazel's start-up plus the suite), so not part of make check.
+check-bazel: all
+	@tests/bazel/check.sh
+
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all unit deps run check check-linux check-kut clean guests tools
+.PHONY: all unit deps run check check-linux check-kut check-bazel clean guests \
+	tools
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -451,6 +451,19 @@ check = /sys/module/kvm/parameters/enable_pmu=Y
     put("manifest", "multi-line", b'[a]\nqemu_params = """-m 256 \\\n'
         b'-cpu host\n-smp 2"""\nminivmm_params = --ecam trap\n'
         b'test_args = "a \'b c\' `date`"\n[b]\ngroups = nodefault\n')
+# --- xfail: minivmm test's --xfail file (its first line doubles as a
+# --filter) -------------------------------------------------------------------
+def xfail_seeds():
+    put("xfail", "kut", b"""vmexit_*:smptest*:-*ipi*
+# kvm-unit-tests on this host
+emulator   MMX in ring 0: movd mm0, rax  # comment
+\txsave\tvzeroall
+pcid-enabled  a name with a dash\r
+x2apic times out
+""")
+    put("xfail", "bad", b"-vmx*:svm*\na one\nfoo/bar two\na three\n")
+
+
 # --- snapshot: a whole snapshot file (vmm/snapshot/format.h) ------------------
 def snap_str(s):
     b = s.encode()
@@ -548,5 +561,6 @@ if __name__ == "__main__":
     loader_seeds()
     fdt_seeds()
     manifest_seeds()
+    xfail_seeds()
     snapshot_seeds()
     insn_seeds()

@@ -57,6 +57,8 @@ void report_line(FILE *out, const struct run_item *it, bool peer)
 			v.text[0] ? " (" : "", v.text, v.text[0] ? ")" : "");
 		if (v.v != V_SKIP)
 			fprintf(out, " %.1fs", v.secs);
+		if (v.v == V_XFAIL || v.v == V_XPASS)
+			fprintf(out, "; expected to fail: %s", it->xfail);
 		fputc('\n', out);
 	} else {
 		q = effective(it, RUN_QEMU);
@@ -83,9 +85,14 @@ void report_tally(const struct run_item *items, int n, int kind,
 
 static void totals(FILE *out, const char *who, const struct tally *t)
 {
-	fprintf(out, "%s: %d PASS, %d FAIL, %d TIMEOUT, %d SKIP (%.1fs of "
-		"runs)", who, t->n[V_PASS], t->n[V_FAIL], t->n[V_TIMEOUT],
-		t->n[V_SKIP], t->secs);
+	fprintf(out, "%s: %d PASS, %d FAIL, %d TIMEOUT, %d SKIP", who,
+		t->n[V_PASS], t->n[V_FAIL], t->n[V_TIMEOUT], t->n[V_SKIP]);
+	/* the rest only when there are some, so plain runs read as before */
+	for (int v = V_XFAIL; v < V_COUNT; v++)
+		if (t->n[v])
+			fprintf(out, ", %d %s", t->n[v],
+				verdict_name((enum verdict)v));
+	fprintf(out, " (%.1fs of runs)", t->secs);
 }
 
 void report_totals(FILE *out, const struct run_item *items, int n, bool peer,
@@ -152,7 +159,8 @@ int report_tap(const char *path, const struct run_item *items, int n)
 	fprintf(o.f, "TAP version 13\n1..%d\n", n);
 	for (int i = 0; i < n; i++) {
 		struct result r = effective(&items[i], RUN_VMM);
-		bool ok = r.v == V_PASS || r.v == V_SKIP;
+		bool ok = r.v == V_PASS || r.v == V_SKIP || r.v == V_FLAKY ||
+			  r.v == V_XPASS;
 
 		fprintf(o.f, "%sok %d - %s", ok ? "" : "not ", i + 1,
 			items[i].plan.t->name);
@@ -163,10 +171,17 @@ int report_tap(const char *path, const struct run_item *items, int n)
 			fputs(": ", o.f);
 			tap_text(o.f, r.text);
 		}
+		if (r.v == V_XFAIL || r.v == V_XPASS) {
+			fputs(" # TODO ", o.f);
+			tap_text(o.f, items[i].xfail);
+		}
 		fputc('\n', o.f);
-		if (r.v != V_SKIP)
-			fprintf(o.f, "  ---\n  duration_ms: %.0f\n  ...\n",
-				r.secs * 1000);
+		if (r.v == V_SKIP)
+			continue;
+		fprintf(o.f, "  ---\n  duration_ms: %.0f\n", r.secs * 1000);
+		if (r.attempts > 1)
+			fprintf(o.f, "  attempts: %d\n", r.attempts);
+		fputs("  ...\n", o.f);
 	}
 	return close_out(&o);
 }
@@ -189,30 +204,75 @@ void report_xml_escape(FILE *f, const char *s)
 	}
 }
 
+static void element(FILE *f, const char *tag, const char *type,
+		    const char *a, const char *b)
+{
+	fprintf(f, "<%s ", tag);
+	if (type)
+		fprintf(f, "type=\"%s\" ", type);
+	fputs("message=\"", f);
+	report_xml_escape(f, a);
+	report_xml_escape(f, b);
+	fputs("\"/>", f);
+}
+
+/* The verdicts that are not a plain pass. */
+static void junit_outcome(FILE *f, const struct run_item *it,
+			  const struct result *r, bool xpass_ok)
+{
+	switch (r->v) {
+	case V_SKIP:
+		element(f, "skipped", NULL, r->text, "");
+		break;
+	case V_FAIL:
+	case V_TIMEOUT:
+		element(f, "failure", NULL, r->v == V_TIMEOUT && !r->text[0] ?
+			"timeout" : r->text, "");
+		break;
+	case V_XFAIL:
+		element(f, "skipped", "xfail", "expected to fail: ", it->xfail);
+		break;
+	case V_XPASS:
+		if (!xpass_ok)
+			element(f, "failure", "xpass", "passed, but expected "
+				"to fail: ", it->xfail);
+		break;
+	case V_FLAKY:
+		for (int k = 0; k < it->ntries; k++)
+			element(f, "flakyFailure", verdict_name(it->tries[k].v),
+				it->tries[k].text, "");
+		break;
+	default:
+		break;
+	}
+}
+
 static void junit_case(FILE *f, const char *cls, const struct run_item *it,
-		       const struct result *r)
+		       const struct result *r, bool xpass_ok)
 {
 	fputs("    <testcase classname=\"", f);
 	report_xml_escape(f, cls);
 	fputs("\" name=\"", f);
 	report_xml_escape(f, it->plan.t->name);
 	fprintf(f, "\" time=\"%.3f\">", r->secs);
-	if (r->v == V_SKIP || r->v == V_FAIL || r->v == V_TIMEOUT) {
-		fprintf(f, "<%s message=\"", r->v == V_SKIP ? "skipped" :
-			"failure");
-		report_xml_escape(f, r->v == V_TIMEOUT && !r->text[0] ?
-				  "timeout" : r->text);
-		fputs("\"/>", f);
-	}
-	if (r->log[0]) {
-		fputs("<system-out>log: ", f);
-		report_xml_escape(f, r->log);
+	junit_outcome(f, it, r, xpass_ok);
+	if (r->log[0] || r->v >= V_XFAIL) {
+		fputs("<system-out>", f);
+		if (r->v >= V_XFAIL) {	/* what happened, as the line says */
+			fprintf(f, "%s: ", verdict_name(r->v));
+			report_xml_escape(f, r->text);
+			fputs(r->log[0] ? "; " : "", f);
+		}
+		if (r->log[0]) {
+			fputs("log: ", f);
+			report_xml_escape(f, r->log);
+		}
 		fputs("</system-out>", f);
 	}
 	fputs("</testcase>\n", f);
 }
 
-static void junit_suite(FILE *f, const char *suite, const char *who,
+static void junit_suite(FILE *f, const struct junit_info *in, const char *who,
 			int kind, const struct run_item *items, int n)
 {
 	struct tally t;
@@ -221,20 +281,24 @@ static void junit_suite(FILE *f, const char *suite, const char *who,
 	fputs("  <testsuite name=\"", f);
 	report_xml_escape(f, who);
 	fputs(": ", f);
-	report_xml_escape(f, suite);
+	report_xml_escape(f, in->suite);
 	fprintf(f, "\" tests=\"%d\" failures=\"%d\" skipped=\"%d\" "
-		"time=\"%.3f\">\n", n, t.n[V_FAIL] + t.n[V_TIMEOUT],
-		t.n[V_SKIP], t.secs);
+		"time=\"%.3f\">\n", n, t.n[V_FAIL] + t.n[V_TIMEOUT] +
+		(in->xpass_ok ? 0 : t.n[V_XPASS]), t.n[V_SKIP] + t.n[V_XFAIL],
+		t.secs);
+	if (in->shard)
+		fprintf(f, "    <properties><property name=\"shard\" "
+			"value=\"%s\"/></properties>\n", in->shard);
 	for (int i = 0; i < n; i++) {
 		struct result r = effective(&items[i], kind);
 
-		junit_case(f, who, &items[i], &r);
+		junit_case(f, who, &items[i], &r, in->xpass_ok);
 	}
 	fputs("  </testsuite>\n", f);
 }
 
-int report_junit(const char *path, const char *suite,
-		 const struct run_item *items, int n, bool peer)
+int report_junit(const char *path, const struct junit_info *info,
+		 const struct run_item *items, int n)
 {
 	struct outfile o;
 
@@ -242,9 +306,9 @@ int report_junit(const char *path, const char *suite,
 		return -1;
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n",
 	      o.f);
-	junit_suite(o.f, suite, "minivmm", RUN_VMM, items, n);
-	if (peer)
-		junit_suite(o.f, suite, "qemu", RUN_QEMU, items, n);
+	junit_suite(o.f, info, "minivmm", RUN_VMM, items, n);
+	if (info->peer)
+		junit_suite(o.f, info, "qemu", RUN_QEMU, items, n);
 	fputs("</testsuites>\n", o.f);
 	return close_out(&o);
 }

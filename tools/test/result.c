@@ -17,8 +17,19 @@ const char *verdict_name(enum verdict v)
 	case V_FAIL:	return "FAIL";
 	case V_SKIP:	return "SKIP";
 	case V_TIMEOUT:	return "TIMEOUT";
+	case V_XFAIL:	return "XFAIL";
+	case V_XPASS:	return "XPASS";
+	case V_FLAKY:	return "FLAKY";
 	default:	return "-";
 	}
+}
+
+void result_expect_fail(struct result *r)
+{
+	if (r->v == V_FAIL || r->v == V_TIMEOUT)
+		r->v = V_XFAIL;
+	else if (r->v == V_PASS || r->v == V_FLAKY)
+		r->v = V_XPASS;
 }
 
 const char *result_summary(const char *line)

@@ -11,7 +11,10 @@
 
 #include <stdbool.h>
 
-enum verdict { V_NONE, V_PASS, V_FAIL, V_SKIP, V_TIMEOUT };
+/* XFAIL, XPASS: an expected failure (--xfail) failed, or passed;
+ * FLAKY: passed after timing out (--retries). */
+enum verdict { V_NONE, V_PASS, V_FAIL, V_SKIP, V_TIMEOUT, V_XFAIL, V_XPASS,
+	       V_FLAKY, V_COUNT };
 
 #define RESULT_TEXT_MAX		192
 
@@ -20,6 +23,7 @@ struct result {
 	char text[RESULT_TEXT_MAX];	/* SUMMARY or the reason; may be "" */
 	double secs;
 	char log[256];			/* the log file, "" if none */
+	int attempts;			/* runs it took (--retries) */
 };
 
 /* How a run ended, as the runner saw it. */
@@ -42,7 +46,12 @@ struct ending {
 void result_from_minivmm(const struct ending *e, struct result *r);
 void result_from_qemu(const struct ending *e, struct result *r);
 
-/* "PASS", "FAIL", "SKIP", "TIMEOUT" (or "-" for V_NONE). */
+/* An expected failure's result: FAIL and TIMEOUT become XFAIL, PASS and
+ * FLAKY XPASS; a SKIP stays one. */
+void result_expect_fail(struct result *r);
+
+/* "PASS", "FAIL", "SKIP", "TIMEOUT", "XFAIL", "XPASS", "FLAKY" (or "-"
+ * for V_NONE). */
 const char *verdict_name(enum verdict v);
 
 /* The text after "SUMMARY: " if line (trailing \r and blanks removed)

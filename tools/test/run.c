@@ -28,9 +28,12 @@ struct stream {
 	size_t len;
 };
 
+enum job_state { J_WAIT, J_RUN, J_DONE };
+
 struct job {
 	struct run_item *it;
 	int kind;
+	enum job_state state;
 	pid_t pid;
 	struct stream out, err;
 	FILE *log;
@@ -41,7 +44,8 @@ struct job {
 	char first_err[LINE_MAX_LEN];	/* minivmm's first message */
 	char insn[LINE_MAX_LEN];	/* its failure report's instruction */
 	bool test_exit, powered_off, err_lines, guest_output, timed_out;
-	bool not_started;
+	bool not_started, no_time;
+	double timeout;			/* the watchdog's, in seconds */
 };
 
 static volatile sig_atomic_t interrupted;
@@ -136,12 +140,18 @@ static void drain(struct job *j, struct stream *st, bool is_out)
 
 /* --- processes ---------------------------------------------------------- */
 
+static double now_s(void)
+{
+	return (double)now_ns() / 1e9;
+}
+
+/* A retried run's attempts follow each other in one log. */
 static FILE *open_log(const struct run_opts *o, const struct job *j,
 		      char *path, size_t size)
 {
 	snprintf(path, size, "%s/%s%s.log", o->log_dir, j->it->plan.t->name,
 		 j->kind == RUN_QEMU ? ".qemu" : "");
-	return fopen(path, "w");
+	return fopen(path, j->it->ntries && j->kind == RUN_VMM ? "a" : "w");
 }
 
 static int spawn(struct job *j, char *const argv[])
@@ -195,8 +205,18 @@ static int start(struct job *j, const struct run_opts *o)
 	char *const *argv = j->kind == RUN_QEMU ? p->qemu_argv : p->vmm_argv;
 	struct result *r = &j->it->res[j->kind];
 
+	j->timeout = p->timeout;
+	if (o->deadline > 0 && o->deadline - now_s() < j->timeout)
+		j->timeout = (double)(long)((o->deadline - now_s()) * 10) / 10;
+	if (j->timeout < 1) {
+		j->no_time = true;
+		return -1;
+	}
 	j->log = open_log(o, j, r->log, sizeof(r->log));
 	if (j->log) {
+		if (j->it->ntries && j->kind == RUN_VMM)
+			fprintf(j->log, "(minivmm test: attempt %d)\n",
+				j->it->ntries + 1);
 		for (int i = 0; argv[i]; i++)
 			fprintf(j->log, "%s%s", i ? " " : "", argv[i]);
 		fprintf(j->log, "\n");
@@ -205,8 +225,11 @@ static int start(struct job *j, const struct run_opts *o)
 		fflush(j->log);
 	}
 	j->start = now_ns();
-	j->deadline = j->start + (uint64_t)(p->timeout * 1e9) +
-		      (j->kind == RUN_VMM ? VMM_GRACE_NS : 0);
+	/* minivmm gets a grace period to end itself at its --timeout,
+	 * unless the run's deadline is what stops it */
+	j->deadline = j->start + (uint64_t)(j->timeout * 1e9) +
+		      (j->kind == RUN_VMM && j->timeout == p->timeout ?
+		       VMM_GRACE_NS : 0);
 	if (spawn(j, argv) == 0)
 		return 0;
 	/* The test fails, the run goes on. */
@@ -215,6 +238,38 @@ static int start(struct job *j, const struct run_opts *o)
 	if (j->log)
 		fprintf(j->log, "%s\n", j->first_err);
 	return -1;
+}
+
+/* The job waits to run again: its earlier result kept in it->tries. */
+static void requeue(struct job *j)
+{
+	struct run_item *it = j->it;
+	int kind = j->kind;
+
+	it->tries[it->ntries++] = it->res[kind];
+	*j = (struct job){ .it = it, .kind = kind, .state = J_WAIT,
+			   .out.fd = -1, .err.fd = -1 };
+}
+
+/* minivmm's verdict over its attempts, and against --xfail. */
+static bool settle(struct job *j, const struct run_opts *o)
+{
+	struct run_item *it = j->it;
+	struct result *r = &it->res[RUN_VMM];
+	struct retry_policy rp = {
+		.retries = o->retries,
+		.budget_left = o->deadline > 0 ? o->deadline - now_s() : -1,
+	};
+
+	if (retry_again(&rp, r, it->ntries + 1, it->xfail != NULL,
+			it->plan.timeout)) {
+		requeue(j);
+		return false;
+	}
+	retry_final(r, it->tries, it->ntries);
+	if (it->xfail)
+		result_expect_fail(r);
+	return true;
 }
 
 static void finish(struct job *j, int status, const struct run_opts *o)
@@ -231,14 +286,18 @@ static void finish(struct job *j, int status, const struct run_opts *o)
 		.test_exit = j->test_exit, .powered_off = j->powered_off,
 		.poweroff_pass = it->plan.poweroff_pass,
 		.err_lines = j->err_lines,
-		.guest_output = j->guest_output, .timeout = it->plan.timeout,
+		.guest_output = j->guest_output, .timeout = j->timeout,
 	};
 
 	for (int i = TAIL_LINES - j->ntail; i < TAIL_LINES; i++)
 		if (result_summary(j->tail[i]))
 			summary = result_summary(j->tail[i]);
 	e.summary = summary;
-	if (j->not_started) {
+	if (j->no_time) {
+		r->v = V_TIMEOUT;
+		snprintf(r->text, sizeof(r->text), "not started: the run's "
+			 "time budget (TEST_TIMEOUT) is spent");
+	} else if (j->not_started) {
 		r->v = V_FAIL;
 		snprintf(r->text, sizeof(r->text), "%.180s", j->first_err);
 	} else if (j->kind == RUN_QEMU) {
@@ -246,11 +305,14 @@ static void finish(struct job *j, int status, const struct run_opts *o)
 	} else {
 		result_from_minivmm(&e, r);
 	}
-	r->secs = (double)(now_ns() - j->start) / 1e9;
+	r->secs = j->start ? (double)(now_ns() - j->start) / 1e9 : 0;
 	if (j->log)
 		fclose(j->log);
 	j->log = NULL;
 	j->pid = 0;
+	if (j->kind == RUN_VMM && !j->no_time && !settle(j, o))
+		return;
+	j->state = J_DONE;
 	if (--it->pending == 0 && o->on_done)
 		o->on_done(it, o->ctx);
 }
@@ -270,8 +332,18 @@ static void watchdog(struct job *j, uint64_t now)
 
 struct pool {
 	struct job *jobs;
-	int njobs, next, running;
+	int njobs, running;
 };
+
+/* The first job waiting to start (a retry goes before later tests), or
+ * NULL. */
+static struct job *next_job(struct pool *pl)
+{
+	for (int i = 0; i < pl->njobs; i++)
+		if (pl->jobs[i].state == J_WAIT)
+			return &pl->jobs[i];
+	return NULL;
+}
 
 static int make_jobs(struct run_item *items, int n, const struct run_opts *o,
 		     struct pool *pl)
@@ -317,16 +389,17 @@ static int round_trip(struct pool *pl, const struct run_opts *o)
 	int nfds = 0, status;
 	uint64_t now;
 
-	while (pl->running < o->jobs && pl->next < pl->njobs) {
-		struct job *j = &pl->jobs[pl->next++];
+	struct job *w;
 
-		if (start(j, o) == 0) {
+	while (pl->running < o->jobs && (w = next_job(pl))) {
+		w->state = J_RUN;
+		if (start(w, o) == 0) {
 			pl->running++;
 			continue;
 		}
-		j->pid = 0;
-		j->not_started = true;
-		finish(j, 127 << 8, o);
+		w->pid = 0;
+		w->not_started = true;
+		finish(w, 127 << 8, o);
 	}
 	for (int i = 0; i < pl->njobs && nfds < 2 * 64 - 1; i++) {
 		struct job *j = &pl->jobs[i];
@@ -376,7 +449,7 @@ int run_all(struct run_item *items, int n, const struct run_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	while (pl.running || pl.next < pl.njobs) {
+	while (pl.running || next_job(&pl)) {
 		if (interrupted || round_trip(&pl, o) < 0) {
 			kill_all(&pl);
 			ret = -1;

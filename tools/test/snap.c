@@ -150,7 +150,7 @@ static void point_at(struct plan *p, const char *file)
 }
 
 static int group(struct run_item *items, int n, int lead,
-		 const char *log_dir, FILE *out)
+		 const char *scratch, const char *log_dir, FILE *out)
 {
 	struct plan *p = &items[lead].plan;
 	char file[PATH_MAX], log[PATH_MAX];
@@ -158,7 +158,7 @@ static int group(struct run_item *items, int n, int lead,
 	int members = 0, status;
 	double t0 = now_s();
 
-	snprintf(file, sizeof(file), "%s/%s.snap", log_dir, p->t->name);
+	snprintf(file, sizeof(file), "%s/%s.snap", scratch, p->t->name);
 	snprintf(log, sizeof(log), "%s/%s.snapshot.log", log_dir, p->t->name);
 	status = take(p, file, log);
 	for (int i = lead; i < n; i++)
@@ -183,14 +183,14 @@ static int group(struct run_item *items, int n, int lead,
 	return 1;
 }
 
-int snap_prepare(struct run_item *items, int n, const char *log_dir,
-		 FILE *out)
+int snap_prepare(struct run_item *items, int n, const char *scratch,
+		 const char *log_dir, FILE *out)
 {
 	int taken = 0;
 
 	for (int i = 0; i < n; i++)
 		if (eligible(&items[i]) && !items[i].plan.restore_file[0])
-			taken += group(items, n, i, log_dir, out);
+			taken += group(items, n, i, scratch, log_dir, out);
 	fflush(out);
 	return taken;
 }

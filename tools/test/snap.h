@@ -9,9 +9,12 @@
  * command line.  Entries that would boot the same machine (the same
  * minivmm command line but for --append and --timeout: same file, vCPUs,
  * memory, options) share one snapshot: the first one's boot takes it
- * (LOGDIR/NAME.snap, its output in LOGDIR/NAME.snapshot.log), and every
+ * (SCRATCH/NAME.snap, its output in LOGDIR/NAME.snapshot.log), and every
  * entry of the group then runs as
- *	minivmm --restore LOGDIR/NAME.snap --append-env ARGS=<test_args>
+ *	minivmm --restore SCRATCH/NAME.snap --append-env ARGS=<test_args>
+ * Snapshots are bound to the host's CPU and the minivmm build: each run
+ * (each shard of a sharded run) takes its own, and none leaves the
+ * machine.
  * A boot that does not end with a snapshot leaves the group's entries as
  * they were (full boots), and says so.  QEMU peer runs are not changed.
  */
@@ -25,7 +28,7 @@
 /* Takes the snapshots items[0..n) can share, one boot at a time, and
  * points those items' minivmm runs at them; one line per snapshot on out.
  * Returns how many snapshots were taken. */
-int snap_prepare(struct run_item *items, int n, const char *log_dir,
-		 FILE *out);
+int snap_prepare(struct run_item *items, int n, const char *scratch,
+		 const char *log_dir, FILE *out);
 
 #endif
