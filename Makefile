@@ -78,14 +78,18 @@ include tests/guest/guest.mk
 include tests/fuzz/fuzz.mk
 -include tools/tools.mk
 
+# The Debian packages, by tier (tools/deps.sh): build for make and make
+# run, test for make check beyond that, kernel for the Linux guest; each
+# target asks for the tiers it needs, make deps for all of them.
 deps:
-	@tools/deps.sh
+	@tools/deps.sh all
 
 # The demo: firmware plus the hello payload, with boot timing.
 RUN_ARGS ?= --kernel $(BUILD)/guests/hello.elf \
 	    --append "hello from make run" --timing
 
-run: deps
+run:
+	@tools/deps.sh build
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/minivmm run $(RUN_ARGS)
 
@@ -107,7 +111,9 @@ check-linux: deps
 # builds the suite out of tree): the table for docs/kvm-unit-tests.md in
 # $(BUILD)/kut-results.md, TAP, JUnit and logs next to it.  Tests failing
 # is the expected outcome on some hosts: the table is the product.
-check-kut: all
+check-kut:
+	@tools/deps.sh build test
+	@$(MAKE) --no-print-directory all
 	@x86=$$(tools/kut.sh) && \
 	$(BUILD)/minivmm test -j 2 --peer qemu --logs $(BUILD)/kut-logs \
 		--markdown $(BUILD)/kut-results.md --tap $(BUILD)/kut.tap \

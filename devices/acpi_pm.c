@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "devices/acpi_pm.h"
 #include "firmware/lib/acpi_build.h"
+#include "firmware/lib/le.h"
 
 #include <string.h>
 
 #define PM_TMR_HZ	3579545ull
-#define OFF_STS		0
-#define OFF_EN		2
-#define OFF_CNT		(ACPI_PM1A_CNT_PORT - ACPI_PM1A_EVT_PORT)
-#define OFF_TMR		(ACPI_PM_TMR_PORT - ACPI_PM1A_EVT_PORT)
+#define OFF_STS		ACPI_PM_REG_STS
+#define OFF_EN		ACPI_PM_REG_EN
+#define OFF_CNT		ACPI_PM_REG_CNT
+#define OFF_TMR		ACPI_PM_REG_TMR
 #define SLP_TYP_MASK	(7u << ACPI_PM1_SLP_TYP_SHIFT)
 
 void acpi_pm_init(struct acpi_pm *pm, uint64_t (*now_ns)(void),
@@ -33,24 +34,24 @@ static uint32_t timer(const struct acpi_pm *pm)
 
 /* The registers as one little-endian byte image, so any width at any
  * offset reads consistently. */
-static void image(const struct acpi_pm *pm, uint8_t img[ACPI_PM_PORTS_LEN])
+static void image(const struct acpi_pm *pm, uint8_t img[ACPI_PM_REGS_LEN])
 {
 	uint32_t t = timer(pm);
 
-	memset(img, 0, ACPI_PM_PORTS_LEN);
-	memcpy(img + OFF_STS, &pm->sts, 2);
-	memcpy(img + OFF_EN, &pm->en, 2);
-	memcpy(img + OFF_CNT, &pm->cnt, 2);
-	memcpy(img + OFF_TMR, &t, 4);
+	memset(img, 0, ACPI_PM_REGS_LEN);
+	le16_put(img + OFF_STS, pm->sts);
+	le16_put(img + OFF_EN, pm->en);
+	le16_put(img + OFF_CNT, pm->cnt);
+	le32_put(img + OFF_TMR, t);
 }
 
 static void pm_read(void *opaque, uint64_t off, uint8_t *data, uint32_t len)
 {
-	uint8_t img[ACPI_PM_PORTS_LEN];
+	uint8_t img[ACPI_PM_REGS_LEN];
 
 	image(opaque, img);
 	for (uint32_t i = 0; i < len; i++)
-		data[i] = off + i < ACPI_PM_PORTS_LEN ? img[off + i] : 0xff;
+		data[i] = off + i < ACPI_PM_REGS_LEN ? img[off + i] : 0xff;
 }
 
 static void write_byte(struct acpi_pm *pm, unsigned int off, uint8_t v)
@@ -76,7 +77,7 @@ static void pm_write(void *opaque, uint64_t off, const uint8_t *data,
 {
 	struct acpi_pm *pm = opaque;
 
-	for (uint32_t i = 0; i < len && off + i < ACPI_PM_PORTS_LEN; i++)
+	for (uint32_t i = 0; i < len && off + i < ACPI_PM_REGS_LEN; i++)
 		write_byte(pm, (unsigned int)(off + i), data[i]);
 	if (pm->cnt & ACPI_PM1_SLP_EN) {
 		unsigned int typ = (pm->cnt & SLP_TYP_MASK) >>

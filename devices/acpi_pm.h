@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The ACPI PM device the firmware's FADT describes (ports and bits in
- * firmware/lib/acpi_build.h): PM1a event (status/enable), PM1a control
- * (S5 sleep = power off, S3 = suspend to RAM) and the 3.579545 MHz PM
- * timer.  "Always in ACPI mode": SCI_EN reads as 1 and no SCI is ever
- * raised.  What suspending means is the VMM's business (the suspend
- * callback, which returns once the machine has woken up); it then sets
- * the wake status with acpi_pm_woken().
+ * The ACPI PM device the firmware's FADT describes (ports in
+ * firmware/lib/abi.h, bits in firmware/lib/acpi_build.h): PM1a event
+ * (status/enable), PM1a control (S5 sleep = power off, S3 = suspend to
+ * RAM) and the 3.579545 MHz PM timer.  "Always in ACPI mode": SCI_EN
+ * reads as 1 and no SCI is ever raised.  What suspending means is the
+ * VMM's business (the suspend callback, which returns once the machine
+ * has woken up); it then sets the wake status with acpi_pm_woken().
  */
 #ifndef MINIVMM_ACPI_PM_H
 #define MINIVMM_ACPI_PM_H
@@ -15,6 +15,13 @@
 #include <stdint.h>
 
 #include "vmm/bus.h"
+
+/* The registers, by offset from the block's first port (PM1a_EVT). */
+#define ACPI_PM_REG_STS		0x0	/* PM1_STS, 16 bits */
+#define ACPI_PM_REG_EN		0x2	/* PM1_EN, 16 bits */
+#define ACPI_PM_REG_CNT		0x4	/* PM1a_CNT, 16 bits */
+#define ACPI_PM_REG_TMR		0x8	/* PM_TMR, 32 bits */
+#define ACPI_PM_REGS_LEN	0xc
 
 struct acpi_pm {
 	uint16_t sts, en, cnt;
@@ -43,7 +50,7 @@ void acpi_pm_get_state(const struct acpi_pm *pm, struct acpi_pm_state *s);
 /* -1 (nothing changes) if s is inconsistent. */
 int acpi_pm_set_state(struct acpi_pm *pm, const struct acpi_pm_state *s);
 
-/* Registered at ACPI_PM1A_EVT_PORT for ACPI_PM_PORTS_LEN bytes. */
+/* Registered at the block's first port for ACPI_PM_REGS_LEN ports. */
 extern const struct bus_ops acpi_pm_ops;
 
 #endif

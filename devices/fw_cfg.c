@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "devices/fw_cfg.h"
+#include "firmware/lib/le.h"
 
 #include <string.h>
 
@@ -40,12 +41,6 @@ int fw_cfg_set_state(struct fw_cfg *f, const struct fw_cfg_state *s)
 	return 0;
 }
 
-static void put_le(uint8_t *b, uint64_t v, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> 8 * i);
-}
-
 /* The selected item's bytes; returns its length (0: none). */
 static unsigned int item(const struct fw_cfg *f, uint8_t b[FW_CFG_ITEM_MAX])
 {
@@ -56,14 +51,14 @@ static unsigned int item(const struct fw_cfg *f, uint8_t b[FW_CFG_ITEM_MAX])
 		memcpy(b, "QEMU", 4);
 		return 4;
 	case FW_CFG_ID:
-		put_le(b, 1, 4);
+		le_put(b, 1, 4);
 		return 4;
 	case FW_CFG_RAM_SIZE:
-		put_le(b, f->ram_size, 8);
+		le_put(b, f->ram_size, 8);
 		return 8;
 	case FW_CFG_NB_CPUS:
 	case FW_CFG_MAX_CPUS:
-		put_le(b, f->ncpus, 2);
+		le_put(b, f->ncpus, 2);
 		return 2;
 	case FW_CFG_FILE_DIR:
 		memset(b, 0, 4);	/* big-endian count: no files */

@@ -2,8 +2,8 @@
 /*
  * QEMU's firmware configuration interface, the legacy I/O form the
  * kvm-unit-tests read (and Linux's qemu_fw_cfg, SeaBIOS-like firmware):
- * a 16-bit write to the selector port (FW_CFG_PORT) picks an item and
- * rewinds it, byte reads from the data port (FW_CFG_PORT + 1) return it
+ * a 16-bit write to the selector port (offset 0) picks an item and
+ * rewinds it, byte reads from the data port (offset 1) return it
  * in order, zeros past its end and for items minivmm does not have.  No
  * DMA interface, no writable items, no files (the directory is empty).
  *
@@ -19,7 +19,6 @@
 
 #include "vmm/bus.h"
 
-#define FW_CFG_PORT		0x510
 #define FW_CFG_PORTS_LEN	2
 
 #define FW_CFG_SIGNATURE	0x00
@@ -54,7 +53,7 @@ void fw_cfg_get_state(struct fw_cfg *f, struct fw_cfg_state *s);
 /* 0, or -1 (nothing changed) for a state the device cannot be in. */
 int fw_cfg_set_state(struct fw_cfg *f, const struct fw_cfg_state *s);
 
-/* Register at FW_CFG_PORT for FW_CFG_PORTS_LEN ports. */
+/* Registered for FW_CFG_PORTS_LEN ports (QEMU puts them at 0x510). */
 extern const struct bus_ops fw_cfg_ops;
 
 #endif

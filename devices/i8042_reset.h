@@ -2,7 +2,7 @@
 /*
  * The one part of an 8042 keyboard controller a guest uses to reset the
  * machine: command 0xfe ("pulse the reset line") written to the command
- * port 0x64.  Status reads return 0 (no data, input buffer empty), so
+ * port (0x64 on a PC).  Status reads return 0 (no data, input buffer empty), so
  * Linux's reboot path (kb_wait, then outb(0xfe, 0x64)) gets there at once.
  * There is no keyboard: the FADT says so, and Linux's i8042 driver stays
  * away.  What a reset does is the VMM's business, through the callback.
@@ -12,7 +12,6 @@
 
 #include "vmm/bus.h"
 
-#define I8042_CMD_PORT		0x64
 #define I8042_CMD_RESET		0xfe
 
 struct i8042_reset {
@@ -20,8 +19,8 @@ struct i8042_reset {
 	void *ctx;
 };
 
-/* Register one port at I8042_CMD_PORT with opaque = a struct i8042_reset
- * that outlives the bus. */
+/* Register one port, the command port, with opaque = a struct
+ * i8042_reset that outlives the bus. */
 extern const struct bus_ops i8042_reset_ops;
 
 #endif

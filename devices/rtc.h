@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The PC's CMOS real-time clock (MC146818) at ports 0x70 (index; bit 7
- * is the NMI mask, kept but without effect) and 0x71 (data):
+ * The PC's CMOS real-time clock (MC146818): two ports, index (offset 0;
+ * bit 7 is the NMI mask, kept but without effect) and data (offset 1):
  *
  *   0x00-0x09  time and date (BCD or binary per register B, 12/24 h),
  *              alarm seconds/minutes/hours at 0x01/0x03/0x05 (0xc0-0xff:
@@ -17,7 +17,7 @@
  *
  * Update-ended and alarm events are computed from the clock whenever the
  * guest looks, or when the VMM asks (rtc_poll, at rtc_next_event_ns):
- * each raises the IRQ 8 line (an edge) if its interrupt is enabled.  No
+ * each raises the interrupt line (an edge) if its interrupt is enabled.  No
  * periodic interrupt (PF never sets).  rtc_next_alarm_ns serves S3 wake-up.
  */
 #ifndef MINIVMM_RTC_H
@@ -29,9 +29,7 @@
 
 #include "vmm/bus.h"
 
-#define RTC_PORT		0x70
 #define RTC_PORTS_LEN		2
-#define RTC_IRQ			8
 #define RTC_CMOS_SIZE		128
 
 #define RTC_REG_A		0x0a
@@ -70,7 +68,7 @@ void rtc_init(struct rtc *r, uint64_t (*now_ns)(void),
 	      void *ctx);
 void rtc_destroy(struct rtc *r);
 
-/* Brings the flags up to the present (raising IRQ 8 as needed). */
+/* Brings the flags up to the present (raising the line as needed). */
 void rtc_poll(struct rtc *r);
 /* Host time (ns) of the next event that raises an interrupt (alarm with
  * AIE, update with UIE), or 0 for none. */
@@ -97,7 +95,7 @@ void rtc_get_state(struct rtc *r, struct rtc_state *s);
  * the changed callback: the next event moved. */
 int rtc_set_state(struct rtc *r, const struct rtc_state *s);
 
-/* Registered at RTC_PORT for RTC_PORTS_LEN ports. */
+/* Registered for RTC_PORTS_LEN ports (0x70 on a PC). */
 extern const struct bus_ops rtc_ops;
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Xen platform PCI device: config space, BAR0 bytes, the fixed legacy
- * ports 0x10-0x1F (Xen docs/misc/hvm-emulated-unplug.pandoc) and the
+ * ports (0x10-0x1F: Xen docs/misc/hvm-emulated-unplug.pandoc) and the
  * line-buffered driver log.
  */
 #include <pthread.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "devices/xen_platform.h"
+#include "firmware/lib/le.h"
 
 struct xen_platform {
 	struct pci_fn fn;
@@ -58,15 +59,6 @@ static void unplug(struct xen_platform *xp, uint16_t mask)
 	xp->stats.unplug_writes++;
 }
 
-static uint32_t get_le(const uint8_t *p, uint32_t len)
-{
-	uint32_t v = 0;
-
-	for (uint32_t i = 0; i < len && i < 4; i++)
-		v |= (uint32_t)p[i] << (8 * i);
-	return v;
-}
-
 static void legacy_read(void *opaque, uint64_t off, uint8_t *data,
 			uint32_t len)
 {
@@ -90,7 +82,7 @@ static void legacy_write(void *opaque, uint64_t off, const uint8_t *data,
 			 uint32_t len)
 {
 	struct xen_platform *xp = opaque;
-	uint32_t v = get_le(data, len);
+	uint32_t v = le_get(data, len);
 
 	pthread_mutex_lock(&xp->lock);
 	if (off == 0 && len == 2) {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Xen platform PCI device (5853:0001), as QEMU presents it to HVM guests:
- * the PCI function, its BAR0 I/O registers, the fixed legacy ports
- * 0x10-0x1F (magic, unplug protocol, driver log) and the protocol's
- * statistics.  BAR1 (16 MiB prefetchable memory) has no registers: it is
- * marked `ram` so the VMM backs it with a RAM memslot that follows the BAR
- * through bar_changed.  No Xen hypercalls or event channels here.
+ * the PCI function, its BAR0 I/O registers, the 16 legacy ports (magic,
+ * unplug protocol, driver log; QEMU and Xen put them at 0x10) and the
+ * protocol's statistics.  BAR1 (16 MiB prefetchable memory) has no
+ * registers: it is marked `ram` so the VMM backs it with a RAM memslot
+ * that follows the BAR through bar_changed.  No Xen hypercalls or event channels here.
  *
  * COMMAND starts at 0 (QEMU starts with IO|MEM): minivmm's firmware
  * assigns the BARs and then enables decode, and until then the BARs are
@@ -27,15 +27,14 @@
 #define XEN_PLATFORM_BAR0_SIZE	0x100		/* I/O */
 #define XEN_PLATFORM_BAR1_SIZE	0x1000000	/* 32-bit prefetchable */
 
-/* Register xen_platform_legacy_ops (opaque = the device) here. */
-#define XEN_PLATFORM_LEGACY_PORT 0x10
+/* xen_platform_legacy_ops covers this many ports. */
 #define XEN_PLATFORM_LEGACY_LEN	16
 
-#define XEN_PLATFORM_MAGIC	0x49d2	/* word read at 0x10 */
-#define XEN_PLATFORM_PROTOCOL	1	/* byte read at 0x12 */
+#define XEN_PLATFORM_MAGIC	0x49d2	/* word read at offset 0 */
+#define XEN_PLATFORM_PROTOCOL	1	/* byte read at offset 2 */
 #define XEN_PFFLAG_ROM_LOCK	0x01	/* the only platform flag */
 
-/* Unplug mask bits (word write to 0x10). */
+/* Unplug mask bits (word write to offset 0). */
 #define XEN_UNPLUG_ALL_IDE_DISKS 0x01	/* IDE and SCSI disks */
 #define XEN_UNPLUG_ALL_NICS	0x02
 #define XEN_UNPLUG_AUX_IDE_DISKS 0x04	/* all but the primary master */
@@ -56,11 +55,11 @@ struct xen_platform_config {
 struct xen_platform_stats {
 	uint8_t flags;			/* platform flags */
 	uint16_t unplug_mask;		/* last unplug request */
-	uint64_t unplug_writes;		/* 0x10 word writes + BAR0 requests */
+	uint64_t unplug_writes;		/* offset-0 word writes + BAR0 */
 	bool product_set;
-	uint16_t product;		/* last 0x12 word write */
+	uint16_t product;		/* last offset-2 word write */
 	bool build_set;
-	uint32_t build;			/* last 0x10 dword write */
+	uint32_t build;			/* last offset-0 dword write */
 	uint64_t magic_reads;
 	uint64_t log_lines;		/* lines passed to the log callback */
 	uint64_t log_bytes;		/* guest bytes written to the log */
@@ -95,7 +94,7 @@ void xen_platform_get_state(struct xen_platform *xp,
 int xen_platform_set_state(struct xen_platform *xp,
 			   const struct xen_platform_state *s);
 
-/* Fixed ports 0x10-0x1F, opaque = the device. */
+/* The legacy ports, opaque = the device. */
 extern const struct bus_ops xen_platform_legacy_ops;
 /* BAR0 (256 I/O ports); set as BAR 0's ops, opaque = the device.  Byte
  * registers, wider accesses act byte by byte (as in QEMU): offset 0

@@ -11,16 +11,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "firmware/lib/abi.h"
 #include "firmware/lib/e820.h"
 
 #define MACHINE_MAX_RAM		8
 #define MACHINE_MAX_CPUS	255	/* xAPIC IDs, MADT, AP counter */
 
-/* Fixed platform addresses (architectural defaults, not in the FDT). */
-#define MACHINE_IOAPIC_BASE	0xfec00000u
-#define MACHINE_LAPIC_BASE	0xfee00000u
-/* PCI windows and ECAM must end at or below this (APICs, ROM above). */
-#define MACHINE_MMIO_TOP	MACHINE_IOAPIC_BASE
+/* PCI windows and ECAM must end at or below this (APICs, ROM above; the
+ * APICs' addresses are fixed, not in the FDT: firmware/lib/abi.h). */
+#define MACHINE_MMIO_TOP	ABI_IOAPIC_BASE
 #define MACHINE_PCI_IO_MIN	0xd00u	/* legacy and ACPI PM ports below */
 
 enum payload_kind {

@@ -28,8 +28,6 @@
 #define MB_CMDLINE	(ABI_BOOTINFO_BASE + 0x1000)
 #define MB_CMDLINE_MAX	(ABI_BOOTINFO_END - MB_CMDLINE)		/* with NUL */
 #define MB_MAP_MAX	64
-#define LOW_MIN		0x500u		/* after the IVT and BIOS data */
-#define LOW_END		0xa0000u
 #define ONE_MIB		0x100000ull
 
 _Static_assert(sizeof(struct mbi) + sizeof(struct mbi_module) +
@@ -71,7 +69,8 @@ static bool low_ok(const struct machine *m, const struct low_segment *s)
 	const struct mem_range *p = &m->payload_range;
 
 	return s->filesz <= s->memsz && s->memsz &&
-	       inside(s->dst, s->memsz, LOW_MIN, LOW_END - LOW_MIN) &&
+	       inside(s->dst, s->memsz, ABI_LOW_MEM_MIN,
+		      ABI_LOW_MEM_END - ABI_LOW_MEM_MIN) &&
 	       !overlaps(s->dst, s->memsz, ABI_BOOTINFO_BASE,
 			 ABI_BOOTINFO_END - ABI_BOOTINFO_BASE) &&
 	       (!s->filesz || inside(s->src, s->filesz, p->start, p->size));

@@ -12,7 +12,7 @@
  */
 #include "firmware/cpu.h"
 #include "firmware/io.h"
-#include "firmware/lib/acpi_build.h"
+#include "firmware/lib/abi.h"
 #include "firmware/lib/pci_regs.h"
 #include "firmware/pci.h"
 #include "firmware/print.h"
@@ -175,7 +175,7 @@ static void add_function(struct pci_state *p, uint16_t bdf, uint32_t id,
 	f->line = 0xff;
 	if (f->pin && PCI_BDF_BUS(bdf) == 0) {
 		p->prt_slots |= 1u << PCI_SLOT(bdf);
-		f->line = (uint8_t)ACPI_PCI_INTX_GSI(PCI_SLOT(bdf), f->pin - 1);
+		f->line = (uint8_t)ABI_PCI_INTX_GSI(PCI_SLOT(bdf), f->pin - 1);
 	}
 }
 

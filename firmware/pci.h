@@ -13,7 +13,7 @@
  *                  a BAR that did not fit stays disabled (BARs zeroed).
  *                  Every function with an interrupt pin gets its
  *                  Interrupt Line: the GSI the DSDT's _PRT routes it to
- *                  (ACPI_PCI_INTX_GSI) on bus 0, 0xff ("unknown", no
+ *                  (ABI_PCI_INTX_GSI) on bus 0, 0xff ("unknown", no
  *                  route) elsewhere.
  */
 #ifndef FW_PCI_H

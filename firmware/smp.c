@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * AP start-up (see smp.h).  xAPIC in MMIO at MACHINE_LAPIC_BASE.  One INIT
+ * AP start-up (see smp.h).  xAPIC in MMIO at ABI_LAPIC_BASE.  One INIT
  * and one SIPI, both "all excluding self": KVM's in-kernel APIC needs no
  * delays and no second SIPI, and broadcasts spare a loop over APIC IDs.
  */
@@ -8,6 +8,7 @@
 
 #include "firmware/entry.h"
 #include "firmware/io.h"
+#include "firmware/lib/abi.h"
 #include "firmware/print.h"
 #include "firmware/smp.h"
 
@@ -29,7 +30,7 @@ _Static_assert(FW_AP_COUNT < FW_AP_MSRS, "AP page layout");
 
 static void icr(uint32_t v)
 {
-	mmio_write32(MACHINE_LAPIC_BASE + APIC_ICR_LO, v);
+	mmio_write32(ABI_LAPIC_BASE + APIC_ICR_LO, v);
 }
 
 void smp_start_aps(const struct machine *m)

@@ -11,7 +11,6 @@
 #include "firmware/tables.h"
 
 #define MIB		0x100000ull
-#define VGA_BASE	0xa0000u
 
 _Static_assert(ABI_TABLES_BASE < TABLES_SMBIOS &&
 	       TABLES_SMBIOS < TABLES_BIOS_STUBS &&
@@ -22,8 +21,8 @@ static uint64_t build_acpi(const struct machine *m, const struct pci_state *p)
 	const struct machine_pci *pci = &m->pci;
 	struct acpi_config c = {
 		.ncpus = m->n_cpus,
-		.lapic_base = MACHINE_LAPIC_BASE,
-		.ioapic_base = MACHINE_IOAPIC_BASE,
+		.lapic_base = ABI_LAPIC_BASE,
+		.ioapic_base = ABI_IOAPIC_BASE,
 		.ecam_base = pci->ecam.start,
 		.ecam_buses = pci->bus_last + 1,
 		.no_ecam = !pci->has_ecam,
@@ -34,10 +33,10 @@ static uint64_t build_acpi(const struct machine *m, const struct pci_state *p)
 		.pci64_base = pci->mem64.start,
 		.pci64_size = pci->mem64.size,
 		.prt_slots = p->prt_slots,
-		.sci_irq = ACPI_SCI_IRQ,
-		.pm1a_evt_port = ACPI_PM1A_EVT_PORT,
-		.pm1a_cnt_port = ACPI_PM1A_CNT_PORT,
-		.pm_tmr_port = ACPI_PM_TMR_PORT,
+		.sci_irq = ABI_ACPI_SCI_IRQ,
+		.pm1a_evt_port = ABI_ACPI_PM1A_EVT_PORT,
+		.pm1a_cnt_port = ABI_ACPI_PM1A_CNT_PORT,
+		.pm_tmr_port = ABI_ACPI_PM_TMR_PORT,
 		/* COM1 and the RTC are ISA devices; no VGA, no 8042. */
 		.iapc_boot_arch = ACPI_BOOT_LEGACY_DEVICES | ACPI_BOOT_NO_VGA,
 		.rtc = true,
@@ -104,7 +103,8 @@ unsigned int tables_e820(const struct machine *m, struct e820_entry *out,
 		{ .addr = ABI_FW_RAM_BASE,
 		  .size = ABI_FW_RAM_END - ABI_FW_RAM_BASE,
 		  .type = E820_RESERVED },
-		{ .addr = VGA_BASE, .size = ABI_TABLES_BASE - VGA_BASE,
+		{ .addr = ABI_LOW_MEM_END,
+		  .size = ABI_TABLES_BASE - ABI_LOW_MEM_END,
 		  .type = E820_OMIT },			/* VGA, option ROMs */
 		{ .addr = ABI_TABLES_BASE,
 		  .size = ABI_TABLES_END - ABI_TABLES_BASE,

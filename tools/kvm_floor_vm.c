@@ -7,6 +7,7 @@
  * Each stub ends with an 8-byte MMIO write of its TSC delta to a doorbell.
  */
 #include "tools/kvm_floor_vm.h"
+#include "firmware/lib/le.h"
 #include "tools/bench/loops.h"
 
 #include <errno.h>
@@ -72,37 +73,32 @@ static int die(const char *what)
 
 /* --- guest memory: GDT, TSS, page tables, code ---------------------------- */
 
-static void put64(uint8_t *ram, uint64_t gpa, uint64_t v)
-{
-	memcpy(ram + gpa, &v, sizeof(v));
-}
-
 static void build_guest(uint8_t *ram)
 {
 	uint64_t tss_limit = 0x67, gp;
 
-	put64(ram, GDT_GPA + 0x08, 0x00af9b000000ffffull);
-	put64(ram, GDT_GPA + 0x10, 0x00cf93000000ffffull);
-	put64(ram, GDT_GPA + 0x18, 0x00cff3000000ffffull);
-	put64(ram, GDT_GPA + 0x20, 0x00affb000000ffffull);
-	put64(ram, GDT_GPA + SEL_TSS, tss_limit | (TSS_GPA & 0xffffff) << 16 |
+	le64_put(ram + GDT_GPA + 0x08, 0x00af9b000000ffffull);
+	le64_put(ram + GDT_GPA + 0x10, 0x00cf93000000ffffull);
+	le64_put(ram + GDT_GPA + 0x18, 0x00cff3000000ffffull);
+	le64_put(ram + GDT_GPA + 0x20, 0x00affb000000ffffull);
+	le64_put(ram + GDT_GPA + SEL_TSS, tss_limit | (TSS_GPA & 0xffffff) << 16 |
 	      0x89ull << 40 | (TSS_GPA >> 24 & 0xff) << 56);
-	put64(ram, TSS_GPA + 4, STACK_TOP);	/* rsp0 */
-	put64(ram, TSS_GPA + 0x66, 0x68);	/* iomap base: none */
+	le64_put(ram + TSS_GPA + 4, STACK_TOP);	/* rsp0 */
+	le64_put(ram + TSS_GPA + 0x66, 0x68);	/* iomap base: none */
 	/* P | RW | US (| PS): ring 3 may touch everything. */
-	put64(ram, PML4_GPA, PDPT_GPA | 0x7);
+	le64_put(ram + PML4_GPA, PDPT_GPA | 0x7);
 	for (uint64_t i = 0; i < 4; i++)
-		put64(ram, PDPT_GPA + i * 8, (PD_GPA + i * 0x1000) | 0x7);
+		le64_put(ram + PDPT_GPA + i * 8, (PD_GPA + i * 0x1000) | 0x7);
 	for (uint64_t i = 0; i < 2048; i++)
-		put64(ram, PD_GPA + i * 8, (i << 21) | 0x87);
+		le64_put(ram + PD_GPA + i * 8, (i << 21) | 0x87);
 	memcpy(ram + CODE_GPA, floor_code, (size_t)(floor_code_end -
 						    floor_code));
-	put64(ram, FLOOR_DATA_GPA, 0x5a5a5a5a5a5a5a5aull);
+	le64_put(ram + FLOOR_DATA_GPA, 0x5a5a5a5a5a5a5a5aull);
 	gp = CODE_GPA + (uint64_t)(floor_gp - floor_code);
-	put64(ram, IDT_GPA + VEC_GP * 16, (gp & 0xffff) |
+	le64_put(ram + IDT_GPA + VEC_GP * 16, (gp & 0xffff) |
 	      (uint64_t)SEL_KCODE << 16 | 0x8eull << 40 |
 	      (gp >> 16 & 0xffff) << 48);
-	put64(ram, IDT_GPA + VEC_GP * 16 + 8, gp >> 32);
+	le64_put(ram + IDT_GPA + VEC_GP * 16 + 8, gp >> 32);
 }
 
 static struct kvm_segment seg(uint16_t sel, uint8_t type, int dpl, int l)

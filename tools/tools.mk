@@ -36,7 +36,8 @@ LINUX_IMAGE	?= vmlinux
 LINUX_ARGS	?= -m 128M
 LINUX_APPEND	?=
 
-run-linux: deps
+run-linux:
+	@tools/deps.sh build kernel
 	@$(MAKE) --no-print-directory $(BUILD)/minivmm $(BUILD)/firmware.bin
 	@k=$$(tools/build-kernel.sh) && \
 	initrd=$$(tools/mkinitramfs.sh tests/boot/linux-init.sh) && \

@@ -22,4 +22,15 @@
 #define KVM_MSR_FILTER_VALID_MASK	(KVM_MSR_FILTER_DEFAULT_DENY)
 #endif
 
+/* Exit reasons after 6.1 (for their names in vmm/run/exit_reason.c). */
+#ifndef KVM_EXIT_LOONGARCH_IOCSR
+#define KVM_EXIT_LOONGARCH_IOCSR	38
+#endif
+#ifndef KVM_EXIT_MEMORY_FAULT
+#define KVM_EXIT_MEMORY_FAULT		39
+#endif
+#ifndef KVM_EXIT_TDX
+#define KVM_EXIT_TDX			40
+#endif
+
 #endif

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/vcpu.h"
-#include "vmm/bus.h"
+#include "vmm/exit.h"
 #include "vmm/run/exit_status.h"
-#include "vmm/run/stats.h"
 
 #include <errno.h>
 #include <linux/kvm.h>
@@ -60,106 +59,10 @@ static void stop(struct vcpu *v, int status, bool report, const char *why)
 	v->exits->stop(v->exits->stop_ctx, v, status, report, why);
 }
 
-/* Runs a registered handler; an unregistered one fails the run. */
-static bool hook(struct vcpu *v, const struct vcpu_hook *h)
-{
-	return h->fn && h->fn(h->ctx, v);
-}
-
-static void handle_io(struct vcpu *v)
-{
-	struct kvm_run *run = v->run;
-	uint8_t *data = (uint8_t *)run + run->io.data_offset;
-	bool wr = run->io.direction == KVM_EXIT_IO_OUT;
-
-	/* String I/O (rep outsb/insb) arrives as count items. */
-	for (uint32_t i = 0; i < run->io.count; i++)
-		bus_access(v->exits->pio, run->io.port, data + i * run->io.size,
-			   run->io.size, wr);
-}
-
-static void handle_mmio(struct vcpu *v)
-{
-	struct kvm_run *run = v->run;
-	uint32_t len = run->mmio.len;
-
-	if (len > sizeof(run->mmio.data))
-		len = sizeof(run->mmio.data);
-	bus_access(v->exits->mmio, run->mmio.phys_addr, run->mmio.data, len,
-		   run->mmio.is_write);
-}
-
-static void handle_msr(struct vcpu *v)
-{
-	if (!hook(v, &v->exits->msr))
-		v->run->msr.error = 1;	/* fail safe: #GP */
-}
-
-static void handle_system_event(struct vcpu *v)
-{
-	char why[64];
-
-	switch (v->run->system_event.type) {
-	case KVM_SYSTEM_EVENT_SHUTDOWN:
-		stop(v, EXIT_POWEROFF, false, "guest powered off");
-		break;
-	case KVM_SYSTEM_EVENT_RESET:
-		stop(v, EXIT_GUEST_RESET, false, "guest requested a reset");
-		break;
-	default:
-		snprintf(why, sizeof(why), "vCPU %u: unexpected system event "
-			 "%u", v->id, v->run->system_event.type);
-		stop(v, EXIT_VMM_ERROR, false, why);
-	}
-}
-
 /* Returns false when this vCPU must stop. */
 static bool dispatch(struct vcpu *v)
 {
-	struct kvm_run *run = v->run;
-
-	stats_count_exit(v->exits->stats, run->exit_reason);
-	if (v->exits->exit_seen.fn && !hook(v, &v->exits->exit_seen)) {
-		stop(v, EXIT_VMM_ERROR, true, "exit hook failed");
-		return false;
-	}
-	switch (run->exit_reason) {
-	case KVM_EXIT_IO:
-		handle_io(v);
-		return true;
-	case KVM_EXIT_MMIO:
-		handle_mmio(v);
-		return true;
-	case KVM_EXIT_X86_RDMSR:
-	case KVM_EXIT_X86_WRMSR:
-		handle_msr(v);
-		return true;
-	case KVM_EXIT_INTR:
-		return true;
-	case KVM_EXIT_SHUTDOWN:
-		stop(v, EXIT_TRIPLE_FAULT, true,
-		     "triple fault (KVM_EXIT_SHUTDOWN)");
-		return false;
-	case KVM_EXIT_SYSTEM_EVENT:
-		handle_system_event(v);
-		return false;
-	case KVM_EXIT_INTERNAL_ERROR:
-		if (hook(v, &v->exits->internal_error))
-			return true;
-		stop(v, EXIT_EMULATION, true, "KVM internal error");
-		return false;
-	case KVM_EXIT_DEBUG:
-		if (hook(v, &v->exits->debug))
-			return true;
-		stop(v, EXIT_VMM_ERROR, true, "unexpected debug exit");
-		return false;
-	case KVM_EXIT_FAIL_ENTRY:
-		stop(v, EXIT_EMULATION, true, "VM entry failed");
-		return false;
-	default:
-		stop(v, EXIT_VMM_ERROR, true, "unhandled KVM exit");
-		return false;
-	}
+	return exit_dispatch(v->exits, v->run, v, v->id);
 }
 
 /*

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * vCPUs: one thread each running KVM_RUN, and the exit dispatch.  The loop
- * sees the machine only through struct vcpu_exits: the two buses it hands
- * port I/O and MMIO to, the handlers registered for MSR, emulation-failure
- * and debug exits (and one that sees every exit first), the statistics it
- * counts exits in, and a stop callback.
- * It knows no device and no VM internals.
+ * vCPUs: one thread each running KVM_RUN, handing each exit to the exit
+ * dispatch (vmm/exit.h), completing pending exits before parking for a
+ * snapshot, and kicks.  The loop sees the machine only through struct
+ * vcpu_exits; it knows no device and no VM internals.
  */
 #ifndef MINIVMM_VCPU_H
 #define MINIVMM_VCPU_H
@@ -16,39 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct bus;
-struct stats;
-struct vcpu;
+#include "vmm/exit.h"
+
 struct kvm_run;
-
-/* A handler for one kind of exit.  Returns true if the vCPU may re-enter
- * the guest (the exit was handled); false ends the run as a failure. */
-struct vcpu_hook {
-	bool (*fn)(void *ctx, struct vcpu *v);
-	void *ctx;
-};
-
-struct vcpu_exits {
-	struct bus *pio;
-	struct bus *mmio;
-	struct stats *stats;
-	struct vcpu_hook msr;		/* fills run->msr; unset: #GP */
-	struct vcpu_hook internal_error; /* KVM_EXIT_INTERNAL_ERROR */
-	struct vcpu_hook debug;		/* KVM_EXIT_DEBUG */
-	struct vcpu_hook exit_seen;	/* every exit, first; unset: none */
-	/* Ends the run with status (first caller wins); with report set,
-	 * the failure report for v is printed first, headed by why. */
-	void (*stop)(void *ctx, struct vcpu *v, int status, bool report,
-		     const char *why);
-	void *stop_ctx;
-	const volatile bool *stopping;
-	/* Parking (snapshots): while *pausing is set (NULL: never), a vCPU
-	 * completes the exit it handled last, so its state is consistent,
-	 * and calls park, which returns when the VM goes on. */
-	const volatile bool *pausing;
-	void (*park)(void *ctx, struct vcpu *v);
-	void *park_ctx;
-};
 
 struct vcpu {
 	unsigned int id;

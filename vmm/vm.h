@@ -20,6 +20,7 @@
 #include "vmm/cli/cli.h"
 #include "vmm/console/console.h"
 #include "vmm/kvm.h"
+#include "vmm/machine/gsi.h"
 #include "vmm/boot/loader.h"
 #include "vmm/memory.h"
 #include "vmm/msr/observer.h"
@@ -43,6 +44,7 @@ struct vm {
 	struct gmem mem;
 	struct bus pio;
 	struct bus mmio;
+	struct gsi gsi;		/* interrupt routing (machine/gsi.c) */
 	struct stats stats;
 	struct timing timing;
 	struct console console;

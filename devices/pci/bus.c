@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "devices/pci/bus.h"
+#include "firmware/lib/le.h"
 
 /* Bits 1:0 are kept and ORed into the register offset, as QEMU does
  * (kvm-unit-tests read a device ID with CF8 = ... | 2 and a 16-bit CFC
@@ -126,21 +127,6 @@ struct pci_fn *pci_bus_get(const struct pci_bus *bus, uint32_t bdf)
 	return bdf < nfns(bus) ? bus->fns[bdf] : NULL;
 }
 
-static uint32_t get_le(const uint8_t *p, unsigned int len)
-{
-	uint32_t v = 0;
-
-	for (unsigned int i = 0; i < len; i++)
-		v |= (uint32_t)p[i] << (8 * i);
-	return v;
-}
-
-static void put_le(uint8_t *p, unsigned int len, uint32_t v)
-{
-	for (unsigned int i = 0; i < len; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* One piece: n is 1, 2 or 4 and [reg, reg+n) lies inside one page. */
 static void piece(struct pci_bus *bus, uint64_t fidx, unsigned int reg,
 		  uint8_t *data, unsigned int n, bool is_write)
@@ -149,11 +135,11 @@ static void piece(struct pci_bus *bus, uint64_t fidx, unsigned int reg,
 
 	if (is_write) {
 		if (fn)
-			pci_fn_write(fn, reg, get_le(data, n), n);
+			pci_fn_write(fn, reg, (uint32_t)le_get(data, n), n);
 		return;
 	}
 	if (fn)
-		put_le(data, n, pci_fn_read(fn, reg, n));
+		le_put(data, pci_fn_read(fn, reg, n), n);
 	else
 		memset(data, 0xff, n);
 }
@@ -195,7 +181,7 @@ uint32_t pci_bus_cfg_read(struct pci_bus *bus, uint32_t bdf,
 	if (len != 1 && len != 2 && len != 4)
 		return 0xffffffffu;
 	pci_bus_cfg_access(bus, bdf, reg, data, len, false);
-	return get_le(data, len);
+	return (uint32_t)le_get(data, len);
 }
 
 void pci_bus_cfg_write(struct pci_bus *bus, uint32_t bdf, unsigned int reg,
@@ -205,7 +191,7 @@ void pci_bus_cfg_write(struct pci_bus *bus, uint32_t bdf, unsigned int reg,
 
 	if (len != 1 && len != 2 && len != 4)
 		return;
-	put_le(data, len, val);
+	le_put(data, val, len);
 	pci_bus_cfg_access(bus, bdf, reg, data, len, true);
 }
 
@@ -221,9 +207,9 @@ static void cf8_access(struct pci_bus *bus, unsigned int off, uint8_t *data,
 {
 	if (off == 0 && len == 4) {
 		if (is_write)
-			bus->cf8 = get_le(data, 4) & cf8_mask(bus);
+			bus->cf8 = le32_get(data) & cf8_mask(bus);
 		else
-			put_le(data, 4, bus->cf8);
+			le32_put(data, bus->cf8);
 		return;
 	}
 	if (len > 4 - off)

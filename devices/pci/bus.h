@@ -28,9 +28,8 @@
 #define PCI_BUS_MAX		256
 #define PCI_DEVFN_MAX		256
 
-/* Register pci_bus_pio_ops here: one range covering the address register
- * (offsets 0-3) and the data window (offsets 4-7). */
-#define PCI_BUS_PIO_BASE	PCI_CONF1_ADDR_PORT
+/* pci_bus_pio_ops covers one range: the address register (offsets 0-3)
+ * and the data window (offsets 4-7). */
 #define PCI_BUS_PIO_LEN		8
 
 struct pci_bus_config {
@@ -96,13 +95,13 @@ void pci_bus_cfg_write(struct pci_bus *bus, uint32_t bdf, unsigned int reg,
 uint32_t pci_bus_get_cf8(struct pci_bus *bus);
 int pci_bus_set_cf8(struct pci_bus *bus, uint32_t cf8);
 
-/* Type-1 mechanism, opaque = bus, registered at PCI_BUS_PIO_BASE for
- * PCI_BUS_PIO_LEN.  Offset 0: dword accesses read/write the address
- * register (bits 31, 27:24 if enabled, 23:2; others read 0); other
- * accesses to offsets 0-3 go to cf8_other.  Offsets 4-7: the data window,
- * 1/2/4-byte accesses at any offset (clipped to the window); all-ones /
- * dropped while bit 31 is clear.  cf8_other and bar_changed run under the
- * bus mutex. */
+/* Type-1 mechanism, opaque = bus, registered for PCI_BUS_PIO_LEN ports
+ * at the address port (PCI_CONF1_ADDR_PORT on a PC).  Offset 0: dword
+ * accesses read/write the address register (bits 31, 27:24 if enabled,
+ * 23:2; others read 0); other accesses to offsets 0-3 go to cf8_other.
+ * Offsets 4-7: the data window, 1/2/4-byte accesses at any offset
+ * (clipped to the window); all-ones / dropped while bit 31 is clear.
+ * cf8_other and bar_changed run under the bus mutex. */
 extern const struct bus_ops pci_bus_pio_ops;
 
 /* ECAM, opaque = bus, registered at the window base for

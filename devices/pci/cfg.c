@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "devices/pci/cfg.h"
+#include "firmware/lib/le.h"
 
 #define BAR_MEM64_MAX_SIZE	(1ull << 48)
 #define BAR_MEM32_MAX_SIZE	(1ull << 31)
@@ -19,21 +20,6 @@ static bool range_ok(unsigned int off, unsigned int len)
 	return off < PCI_CFG_SIZE && len <= PCI_CFG_SIZE - off;
 }
 
-static uint32_t get_le(const uint8_t *p, unsigned int len)
-{
-	uint32_t v = 0;
-
-	for (unsigned int i = 0; i < len; i++)
-		v |= (uint32_t)p[i] << (8 * i);
-	return v;
-}
-
-static void put_le(uint8_t *p, unsigned int len, uint32_t v)
-{
-	for (unsigned int i = 0; i < len; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static uint32_t all_ones(unsigned int len)
 {
 	return len == 1 ? 0xff : len == 2 ? 0xffff : 0xffffffffu;
@@ -44,9 +30,9 @@ void pci_fn_init_reg(struct pci_fn *fn, unsigned int off, unsigned int len,
 {
 	if (!range_ok(off, len))
 		return;
-	put_le(fn->cfg + off, len, val);
-	put_le(fn->wmask + off, len, wmask);
-	put_le(fn->w1cmask + off, len, w1cmask);
+	le_put(fn->cfg + off, val, len);
+	le_put(fn->wmask + off, wmask, len);
+	le_put(fn->w1cmask + off, w1cmask, len);
 }
 
 int pci_fn_init(struct pci_fn *fn, uint8_t *cfg, const struct pci_fn_id *id,
@@ -160,8 +146,8 @@ int pci_fn_add_cap(struct pci_fn *fn, uint8_t id, unsigned int len)
 		fn->cfg[PCI_CAPABILITY_LIST] = (uint8_t)off;
 	fn->last_cap = (uint16_t)off;
 	fn->cap_end = (uint16_t)((off + len + 3) & ~3u);
-	status = (uint16_t)get_le(fn->cfg + PCI_STATUS, 2);
-	put_le(fn->cfg + PCI_STATUS, 2, status | PCI_STATUS_CAP_LIST);
+	status = le16_get(fn->cfg + PCI_STATUS);
+	le16_put(fn->cfg + PCI_STATUS, status | PCI_STATUS_CAP_LIST);
 	return (int)off;
 }
 
@@ -173,11 +159,11 @@ int pci_fn_add_ext_cap(struct pci_fn *fn, uint16_t id, uint8_t version,
 
 	if (len < 4 || len > PCI_CFG_SIZE || off + len > PCI_CFG_SIZE)
 		return -1;
-	put_le(fn->cfg + off, 4, id | (uint32_t)(version & 0xf) << 16);
+	le32_put(fn->cfg + off, id | (uint32_t)(version & 0xf) << 16);
 	if (fn->last_ext_cap) {
-		hdr = get_le(fn->cfg + fn->last_ext_cap, 4);
+		hdr = le32_get(fn->cfg + fn->last_ext_cap);
 		hdr = (hdr & 0x000fffffu) | (uint32_t)off << 20;
-		put_le(fn->cfg + fn->last_ext_cap, 4, hdr);
+		le32_put(fn->cfg + fn->last_ext_cap, hdr);
 	}
 	fn->last_ext_cap = (uint16_t)off;
 	fn->ext_cap_end = (uint16_t)((off + len + 3) & ~3u);
@@ -189,7 +175,7 @@ uint32_t pci_fn_read(const struct pci_fn *fn, unsigned int off,
 {
 	if (!range_ok(off, len))
 		return all_ones(len);
-	return get_le(fn->cfg + off, len);
+	return (uint32_t)le_get(fn->cfg + off, len);
 }
 
 uint64_t pci_fn_bar_addr(const struct pci_fn *fn, int idx)
@@ -200,7 +186,7 @@ uint64_t pci_fn_bar_addr(const struct pci_fn *fn, int idx)
 	if (idx < 0 || idx >= PCI_NUM_BARS)
 		return 0;
 	reg = PCI_BASE_ADDRESS_0 + 4 * (unsigned int)idx;
-	lo = get_le(fn->cfg + reg, 4);
+	lo = le32_get(fn->cfg + reg);
 	switch (fn->bars[idx].desc.kind) {
 	case PCI_BAR_IO:
 		return lo & PCI_BASE_ADDRESS_IO_MASK;
@@ -208,7 +194,7 @@ uint64_t pci_fn_bar_addr(const struct pci_fn *fn, int idx)
 		return lo & PCI_BASE_ADDRESS_MEM_MASK;
 	case PCI_BAR_MEM64:
 		return (lo & PCI_BASE_ADDRESS_MEM_MASK) |
-		       (uint64_t)get_le(fn->cfg + reg + 4, 4) << 32;
+		       (uint64_t)le32_get(fn->cfg + reg + 4) << 32;
 	default:
 		return 0;
 	}
@@ -244,7 +230,7 @@ bool pci_fn_bar_decoded(const struct pci_fn *fn, int idx, uint64_t *addr)
 	d = &fn->bars[idx].desc;
 	if (d->kind == PCI_BAR_NONE)
 		return false;
-	cmd = (uint16_t)get_le(fn->cfg + PCI_COMMAND, 2);
+	cmd = le16_get(fn->cfg + PCI_COMMAND);
 	bit = d->kind == PCI_BAR_IO ? PCI_COMMAND_IO : PCI_COMMAND_MEMORY;
 	if (!(cmd & bit) || bar_probing(fn, idx) || a == 0)
 		return false;
@@ -272,6 +258,8 @@ static void update_bar(struct pci_fn *fn, int idx)
 		ret = fn->bar_changed(fn, idx, old, addr, en);
 	b->mapped = en && ret == 0;
 	b->map_addr = b->mapped ? addr : 0;
+	if (fn->bar_moved)
+		fn->bar_moved(fn, idx, b->mapped, addr);
 }
 
 static void track_bar_bytes(struct pci_fn *fn, unsigned int o, uint8_t b)
@@ -378,13 +366,17 @@ int pci_fn_set_state(struct pci_fn *fn, const struct pci_fn_state *s)
 	}
 	for (int i = 0; i < PCI_NUM_BARS; i++) {
 		struct pci_bar *b = &fn->bars[i];
+		bool ok;
 
 		b->req_enabled = s->bars[i].req_enabled;
 		b->req_addr = s->bars[i].req_addr;
 		if (!s->bars[i].mapped)
 			continue;
-		if (fn->bar_changed && fn->bar_changed(fn, i, PCI_BAR_UNMAPPED,
-						       b->req_addr, true))
+		ok = !fn->bar_changed || !fn->bar_changed(fn, i,
+				PCI_BAR_UNMAPPED, b->req_addr, true);
+		if (fn->bar_moved)
+			fn->bar_moved(fn, i, ok, b->req_addr);
+		if (!ok)
 			return -1;
 		b->mapped = true;
 		b->map_addr = b->req_addr;

@@ -118,6 +118,13 @@ struct pci_fn {
 	 * bus mutex; it may change fn->cfg but must not access config space
 	 * through the bus.  NULL: none. */
 	void (*written)(struct pci_fn *fn, unsigned int off, unsigned int len);
+	/* Called after each reported change of a BAR's mapping (and for each
+	 * BAR pci_fn_set_state maps), once bar_changed has answered: the BAR
+	 * now decodes at addr if mapped, nowhere otherwise.  For devices that
+	 * follow their own BARs (pci-testdev's ioeventfds).  Runs under the
+	 * bus mutex, like written.  NULL: none. */
+	void (*bar_moved)(struct pci_fn *fn, int bar, bool mapped,
+			  uint64_t addr);
 	const char *name;
 	uint32_t bdf;			/* set by pci_bus_add_function */
 };

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * QEMU's pc-testdev, the ISA test device the kvm-unit-tests drive:
+ * QEMU's pc-testdev, the ISA test device the kvm-unit-tests drive.  Three
+ * ranges (where they sit is the VMM's business: QEMU's 0xe0, 0x2000 and
+ * 0xff000000, vmm/layout.h):
  *
- *   0xe0-0xe3  a 32-bit scratch register: writes of 1, 2 or 4 bytes
+ *   ports, offset
+ *     0-3      a 32-bit scratch register: writes of 1, 2 or 4 bytes
  *              replace those bytes, reads return them
- *   0xe4       a 32-bit write of a guest-physical address makes the host
+ *     4        a 32-bit write of a guest-physical address makes the host
  *              unmap that page for a moment, so the hypervisor's next
  *              access to it faults it back in (flush_page callback)
- *   0xe8-0xeb  the same scratch register, byte by byte
- *   0x2000+n   a byte write of v sets ISA interrupt line n (n < 24) to
+ *     8-11     the same scratch register, byte by byte
+ *   interrupt ports, offset n
+ *              a byte write of v sets ISA interrupt line n (n < 24) to
  *              !!v; wider writes are ignored, as QEMU ignores them
- *   MMIO 0xff000000, 64 KiB: plain memory, but every access exits
+ *   memory     64 KiB of plain memory, but every access exits
  *
  * What the VMM does with lines and page flushes is its business, through
  * the callbacks.
@@ -23,11 +27,8 @@
 
 #include "vmm/bus.h"
 
-#define PC_TESTDEV_PORT		0xe0
-#define PC_TESTDEV_PORTS_LEN	12		/* 0xe0-0xeb */
-#define PC_TESTDEV_IRQ_PORT	0x2000
+#define PC_TESTDEV_PORTS_LEN	12
 #define PC_TESTDEV_IRQ_LINES	24
-#define PC_TESTDEV_IOMEM	0xff000000ull
 #define PC_TESTDEV_IOMEM_LEN	0x10000u
 
 struct pc_testdev {
@@ -59,8 +60,8 @@ void pc_testdev_get_state(struct pc_testdev *d, struct pc_testdev_state *s);
 int pc_testdev_set_state(struct pc_testdev *d,
 			 const struct pc_testdev_state *s);
 
-/* Each registered with opaque = the device: the ports at PC_TESTDEV_PORT,
- * the lines at PC_TESTDEV_IRQ_PORT, the memory at PC_TESTDEV_IOMEM. */
+/* Each registered with opaque = the device: the ports (PORTS_LEN), the
+ * interrupt ports (IRQ_LINES), the memory (IOMEM_LEN). */
 extern const struct bus_ops pc_testdev_port_ops;
 extern const struct bus_ops pc_testdev_irq_ops;
 extern const struct bus_ops pc_testdev_iomem_ops;

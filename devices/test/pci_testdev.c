@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "devices/test/pci_testdev.h"
+#include "firmware/lib/le.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,17 +40,6 @@ struct pci_testdev {
 	uint64_t base[2];
 };
 
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> 8 * i);
-}
-
 /* Assigning uses the BAR's present address; deassigning the one the
  * assignment used. */
 static void arm(struct pci_testdev *d, int t, bool on)
@@ -58,14 +48,14 @@ static void arm(struct pci_testdev *d, int t, bool on)
 	int bar = t / PCI_TESTDEV_TESTS;
 	struct pci_testdev_ioeventfd e = {
 		.pio = bar == 1, .len = x->hdr[HDR_WIDTH],
-		.datamatch = x->match_data, .data = le32(x->hdr + HDR_DATA),
+		.datamatch = x->match_data, .data = le32_get(x->hdr + HDR_DATA),
 		.fd = x->fd,
 	};
 
 	if (x->fd < 0 || !d->ops.ioeventfd || x->assigned == on ||
 	    (on && !d->mapped[bar]))
 		return;
-	e.addr = on ? d->base[bar] + le32(x->hdr + HDR_OFFSET) : x->at;
+	e.addr = on ? d->base[bar] + le32_get(x->hdr + HDR_OFFSET) : x->at;
 	if (d->ops.ioeventfd(d->ops.ctx, &e, on) == 0 || !on) {
 		x->assigned = on;
 		x->at = e.addr;
@@ -87,15 +77,14 @@ static void count_write(struct pci_testdev *d, uint64_t off,
 			const uint8_t *data, uint32_t len)
 {
 	struct test *x = &d->t[d->current];
-	uint32_t v = 0;
+	uint32_t v = (uint32_t)le_get(data, len < 4 ? len : 4);
 
-	memcpy(&v, data, len < 4 ? len : 4);
-	if (off != le32(x->hdr + HDR_OFFSET))
+	if (off != le32_get(x->hdr + HDR_OFFSET))
 		return;
 	if (x->match_data && (len != x->hdr[HDR_WIDTH] ||
-			      v != le32(x->hdr + HDR_DATA)))
+			      v != le32_get(x->hdr + HDR_DATA)))
 		return;
-	put32(x->hdr + HDR_COUNT, le32(x->hdr + HDR_COUNT) + 1);
+	le32_put(x->hdr + HDR_COUNT, le32_get(x->hdr + HDR_COUNT) + 1);
 }
 
 static void bar_write(struct pci_testdev *d, int bar, uint64_t off,
@@ -162,8 +151,8 @@ static void init_tests(struct pci_testdev *d)
 		x->size = HDR_NAME + (unsigned int)n + 1;
 		x->match_data = k != 1;		/* all but the wildcard */
 		x->hdr[HDR_WIDTH] = 1;
-		put32(x->hdr + HDR_OFFSET, half + (uint32_t)i);
-		put32(x->hdr + HDR_DATA, x->match_data ? PCI_TESTDEV_DATA :
+		le32_put(x->hdr + HDR_OFFSET, half + (uint32_t)i);
+		le32_put(x->hdr + HDR_DATA, x->match_data ? PCI_TESTDEV_DATA :
 		      PCI_TESTDEV_NOMATCH);
 		x->fd = k ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
 	}
@@ -195,6 +184,12 @@ static int add_bars(struct pci_testdev *d)
 								 &io);
 }
 
+/* The function's own view of its BARs: no VMM has to relay it. */
+static void bar_moved(struct pci_fn *fn, int bar, bool mapped, uint64_t addr)
+{
+	pci_testdev_bar_moved(fn->opaque, bar, mapped, addr);
+}
+
 struct pci_testdev *pci_testdev_create(struct pci_bus *bus, uint32_t bdf,
 				       const struct pci_testdev_ops *ops)
 {
@@ -216,6 +211,7 @@ struct pci_testdev *pci_testdev_create(struct pci_bus *bus, uint32_t bdf,
 	pthread_mutex_init(&d->lock, NULL);
 	d->fn.opaque = d;
 	d->fn.release = release;
+	d->fn.bar_moved = bar_moved;
 	if (pci_bus_add_function(bus, bdf, &d->fn) == 0)
 		return d;
 	release(&d->fn);
@@ -247,7 +243,7 @@ void pci_testdev_get_state(struct pci_testdev *d, struct pci_testdev_state *s)
 	pthread_mutex_lock(&d->lock);
 	s->current = d->current;
 	for (int i = 0; i < NTESTS; i++)
-		s->count[i] = le32(d->t[i].hdr + HDR_COUNT);
+		s->count[i] = le32_get(d->t[i].hdr + HDR_COUNT);
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -260,7 +256,7 @@ int pci_testdev_set_state(struct pci_testdev *d,
 	if (d->current >= 0)
 		arm(d, d->current, false);
 	for (int i = 0; i < NTESTS; i++)
-		put32(d->t[i].hdr + HDR_COUNT, s->count[i]);
+		le32_put(d->t[i].hdr + HDR_COUNT, s->count[i]);
 	d->current = s->current;
 	if (d->current >= 0)
 		arm(d, d->current, true);

@@ -61,7 +61,8 @@ struct pci_testdev;
 struct pci_testdev *pci_testdev_create(struct pci_bus *bus, uint32_t bdf,
 				       const struct pci_testdev_ops *ops);
 /* BAR bar (0 memory, 1 I/O) now decodes at addr, or nowhere: an active
- * eventfd test follows it. */
+ * eventfd test follows it.  The function calls this itself on every BAR
+ * move (pci_fn.bar_moved); public for tests. */
 void pci_testdev_bar_moved(struct pci_testdev *d, int bar, bool mapped,
 			   uint64_t addr);
 

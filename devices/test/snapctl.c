@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: MIT
 /* The snapshot control page (snapctl.h). */
 #include "devices/test/snapctl.h"
+#include "firmware/lib/le.h"
 
 #include <string.h>
 
 void snapctl_set(struct snapctl *s, unsigned int reg, uint32_t value)
 {
 	if (reg <= SNAPCTL_ENV - 4)
-		memcpy(s->page + reg, &value, 4);
+		le32_put(s->page + reg, value);
 }
 
 uint32_t snapctl_get(const struct snapctl *s, unsigned int reg)
 {
-	uint32_t v = 0;
-
-	if (reg <= SNAPCTL_ENV - 4)
-		memcpy(&v, s->page + reg, 4);
-	return v;
+	return reg <= SNAPCTL_ENV - 4 ? le32_get(s->page + reg) : 0;
 }
 
 void snapctl_init(struct snapctl *s, uint8_t *page,
@@ -62,12 +59,9 @@ static void ctl_write(void *opaque, uint64_t off, const uint8_t *data,
 		      uint32_t len)
 {
 	struct snapctl *s = opaque;
-	uint32_t v;
-
 	if (off != SNAPCTL_REG_REQUEST || len != 4)
 		return;		/* every other register is read-only */
-	memcpy(&v, data, 4);
-	if (v == SNAPCTL_REQUEST_MAGIC && s->request)
+	if (le32_get(data) == SNAPCTL_REQUEST_MAGIC && s->request)
 		s->request(s->ctx);
 }
 

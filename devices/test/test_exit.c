@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "devices/test/test_exit.h"
+#include "firmware/lib/le.h"
 
 #include <string.h>
 
@@ -7,12 +8,9 @@ static void debug_port_write(void *opaque, uint64_t off, const uint8_t *data,
 			     uint32_t len)
 {
 	struct debug_port *p = opaque;
-	uint32_t v = 0;
-
-	if (off || len > sizeof(v))
+	if (off || len > 4)
 		return;
-	memcpy(&v, data, len);	/* x86 is little-endian, as is the port */
-	p->fn(p->ctx, v, len);
+	p->fn(p->ctx, (uint32_t)le_get(data, len), len);
 }
 
 /* Reads return all-ones, like an unclaimed ISA port. */

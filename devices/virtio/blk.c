@@ -7,7 +7,6 @@
  * slower here, see docs/performance.md).  Large reads and writes go to helper
  * threads, several at a time (blk_io.c).
  */
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "devices/virtio/blk.h"
 #include "devices/virtio/blk_io.h"
 #include "devices/virtio/blk_req.h"
+#include "firmware/lib/le.h"
 
 #define ZERO_CHUNK	(64u * 1024)
 
@@ -178,25 +178,20 @@ static void process(void *dev, struct virtio_pci *vp, unsigned int q)
 
 /* --- configuration ------------------------------------------------------- */
 
-static void put(uint8_t *p, uint64_t v, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void build_cfg(struct virtio_blk *b)
 {
 	uint8_t *c = b->cfg;
 
-	put(c + VIRTIO_BLK_CFG_CAPACITY, b->geom.capacity, 8);
-	put(c + VIRTIO_BLK_CFG_SEG_MAX, VIRTIO_BLK_SEG_MAX, 4);
-	put(c + VIRTIO_BLK_CFG_BLK_SIZE, VIRTIO_BLK_SECTOR_SIZE, 4);
-	put(c + VIRTIO_BLK_CFG_NUM_QUEUES, 1, 2);
-	put(c + VIRTIO_BLK_CFG_MAX_DISCARD_SECTORS, VIRTIO_BLK_MAX_DISCARD, 4);
-	put(c + VIRTIO_BLK_CFG_MAX_DISCARD_SEG, VIRTIO_BLK_MAX_SEG, 4);
-	put(c + VIRTIO_BLK_CFG_DISCARD_ALIGN, VIRTIO_BLK_DISCARD_ALIGN, 4);
-	put(c + VIRTIO_BLK_CFG_MAX_WZ_SECTORS, VIRTIO_BLK_MAX_DISCARD, 4);
-	put(c + VIRTIO_BLK_CFG_MAX_WZ_SEG, VIRTIO_BLK_MAX_SEG, 4);
+	le64_put(c + VIRTIO_BLK_CFG_CAPACITY, b->geom.capacity);
+	le32_put(c + VIRTIO_BLK_CFG_SEG_MAX, VIRTIO_BLK_SEG_MAX);
+	le32_put(c + VIRTIO_BLK_CFG_BLK_SIZE, VIRTIO_BLK_SECTOR_SIZE);
+	le16_put(c + VIRTIO_BLK_CFG_NUM_QUEUES, 1);
+	le32_put(c + VIRTIO_BLK_CFG_MAX_DISCARD_SECTORS,
+		 VIRTIO_BLK_MAX_DISCARD);
+	le32_put(c + VIRTIO_BLK_CFG_MAX_DISCARD_SEG, VIRTIO_BLK_MAX_SEG);
+	le32_put(c + VIRTIO_BLK_CFG_DISCARD_ALIGN, VIRTIO_BLK_DISCARD_ALIGN);
+	le32_put(c + VIRTIO_BLK_CFG_MAX_WZ_SECTORS, VIRTIO_BLK_MAX_DISCARD);
+	le32_put(c + VIRTIO_BLK_CFG_MAX_WZ_SEG, VIRTIO_BLK_MAX_SEG);
 	c[VIRTIO_BLK_CFG_WZ_MAY_UNMAP] = 1;
 }
 

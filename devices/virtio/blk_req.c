@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* virtio-blk request parsing; see blk_req.h. */
-#include <endian.h>
 #include <string.h>
 
 #include "devices/virtio/blk_req.h"
 #include "devices/virtio/spec.h"
+#include "firmware/lib/le.h"
 
 static uint8_t *status_byte(const struct vq_chain *c)
 {
@@ -87,17 +87,12 @@ static uint8_t parse_segs(const struct vq_chain *c, const struct blk_geom *g,
 	r->nsegs = (unsigned int)(bytes / VIRTIO_BLK_SEG_SIZE);
 	for (unsigned int i = 0; i < r->nsegs; i++) {
 		struct blk_seg *s = &r->segs[i];
-		uint64_t sector;
-		uint32_t num, flags;
 
 		vq_copy_from(c, VIRTIO_BLK_HDR_SIZE + i * VIRTIO_BLK_SEG_SIZE,
 			     raw, sizeof(raw));
-		memcpy(&sector, raw, 8);
-		memcpy(&num, raw + 8, 4);
-		memcpy(&flags, raw + 12, 4);
-		s->sector = le64toh(sector);
-		s->num = le32toh(num);
-		s->flags = le32toh(flags);
+		s->sector = le64_get(raw);
+		s->num = le32_get(raw + 8);
+		s->flags = le32_get(raw + 12);
 		if (s->flags & ~allowed)
 			return VIRTIO_BLK_S_UNSUPP;
 		if (s->num > max_sectors || !in_range(g, s->sector, s->num))
@@ -110,8 +105,6 @@ void blk_req_parse(const struct vq_chain *c, const struct blk_geom *g,
 		   struct iovec *iov, struct blk_req *r)
 {
 	uint8_t hdr[VIRTIO_BLK_HDR_SIZE];
-	uint32_t type;
-	uint64_t sector;
 
 	memset(r, 0, sizeof(*r));
 	r->iov = iov;
@@ -120,10 +113,8 @@ void blk_req_parse(const struct vq_chain *c, const struct blk_geom *g,
 	if (!r->status_at || c->out_len < VIRTIO_BLK_HDR_SIZE)
 		return;
 	vq_copy_from(c, 0, hdr, sizeof(hdr));
-	memcpy(&type, hdr, 4);
-	memcpy(&sector, hdr + 8, 8);
-	r->type = le32toh(type);
-	r->sector = le64toh(sector);
+	r->type = le32_get(hdr);
+	r->sector = le64_get(hdr + 8);
 	switch (r->type) {
 	case VIRTIO_BLK_T_IN:
 		slice_in(c, r);

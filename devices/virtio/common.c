@@ -9,6 +9,7 @@
 
 #include "devices/virtio/common.h"
 #include "devices/virtio/irq.h"
+#include "firmware/lib/le.h"
 
 #define IMAGE	VIRTIO_PCI_COMMON_SIZEOF
 
@@ -16,21 +17,6 @@ struct field {
 	uint8_t off, size;
 	void (*write)(struct virtio_pci *vp, uint64_t v);
 };
-
-static void put(uint8_t *img, unsigned int off, uint64_t v, unsigned int n)
-{
-	for (unsigned int i = 0; i < n; i++)
-		img[off + i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get(const uint8_t *img, unsigned int off, unsigned int n)
-{
-	uint64_t v = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		v |= (uint64_t)img[off + i] << (8 * i);
-	return v;
-}
 
 static struct vq *selected(struct virtio_pci *vp)
 {
@@ -51,29 +37,29 @@ static void render(struct virtio_pci *vp, uint8_t *img)
 	uint32_t sel = vp->st.dfselect, gsel = vp->st.gfselect;
 
 	memset(img, 0, IMAGE);
-	put(img, VIRTIO_PCI_COMMON_DFSELECT, sel, 4);
+	le32_put(img + VIRTIO_PCI_COMMON_DFSELECT, sel);
 	if (sel < 2)
-		put(img, VIRTIO_PCI_COMMON_DF, virtio_offered(vp) >> (32 * sel),
-		    4);
-	put(img, VIRTIO_PCI_COMMON_GFSELECT, gsel, 4);
+		le32_put(img + VIRTIO_PCI_COMMON_DF,
+			 (uint32_t)(virtio_offered(vp) >> (32 * sel)));
+	le32_put(img + VIRTIO_PCI_COMMON_GFSELECT, gsel);
 	if (gsel < 2)
-		put(img, VIRTIO_PCI_COMMON_GF,
-		    vp->st.driver_features >> (32 * gsel), 4);
-	put(img, VIRTIO_PCI_COMMON_MSIX, vp->st.config_vector, 2);
-	put(img, VIRTIO_PCI_COMMON_NUMQ, vp->ops->nqueues, 2);
-	put(img, VIRTIO_PCI_COMMON_STATUS, status_now(vp), 1);
-	put(img, VIRTIO_PCI_COMMON_CFGGENERATION, vp->st.config_generation, 1);
-	put(img, VIRTIO_PCI_COMMON_Q_SELECT, vp->st.queue_select, 2);
+		le32_put(img + VIRTIO_PCI_COMMON_GF,
+			 (uint32_t)(vp->st.driver_features >> (32 * gsel)));
+	le16_put(img + VIRTIO_PCI_COMMON_MSIX, vp->st.config_vector);
+	le16_put(img + VIRTIO_PCI_COMMON_NUMQ, vp->ops->nqueues);
+	img[VIRTIO_PCI_COMMON_STATUS] = status_now(vp);
+	img[VIRTIO_PCI_COMMON_CFGGENERATION] = vp->st.config_generation;
+	le16_put(img + VIRTIO_PCI_COMMON_Q_SELECT, vp->st.queue_select);
 	if (!q)
 		return;		/* absent queue: size 0, all zero */
-	put(img, VIRTIO_PCI_COMMON_Q_SIZE, q->s.size, 2);
-	put(img, VIRTIO_PCI_COMMON_Q_MSIX, q->s.msix_vector, 2);
-	put(img, VIRTIO_PCI_COMMON_Q_ENABLE, q->s.enabled, 2);
-	put(img, VIRTIO_PCI_COMMON_Q_NOFF, vp->st.queue_select, 2);
-	put(img, VIRTIO_PCI_COMMON_Q_DESCLO, q->s.desc, 8);
-	put(img, VIRTIO_PCI_COMMON_Q_AVAILLO, q->s.avail, 8);
-	put(img, VIRTIO_PCI_COMMON_Q_USEDLO, q->s.used, 8);
-	put(img, VIRTIO_PCI_COMMON_Q_NDATA, vp->st.queue_select, 2);
+	le16_put(img + VIRTIO_PCI_COMMON_Q_SIZE, q->s.size);
+	le16_put(img + VIRTIO_PCI_COMMON_Q_MSIX, q->s.msix_vector);
+	le16_put(img + VIRTIO_PCI_COMMON_Q_ENABLE, q->s.enabled);
+	le16_put(img + VIRTIO_PCI_COMMON_Q_NOFF, vp->st.queue_select);
+	le64_put(img + VIRTIO_PCI_COMMON_Q_DESCLO, q->s.desc);
+	le64_put(img + VIRTIO_PCI_COMMON_Q_AVAILLO, q->s.avail);
+	le64_put(img + VIRTIO_PCI_COMMON_Q_USEDLO, q->s.used);
+	le16_put(img + VIRTIO_PCI_COMMON_Q_NDATA, vp->st.queue_select);
 }
 
 /* --- reset and misbehaviour -------------------------------------------- */
@@ -328,7 +314,7 @@ void virtio_common_write(struct virtio_pci *vp, uint64_t off,
 		const struct field *f = &fields[i];
 
 		if (f->off < off + len && off < (uint64_t)f->off + f->size)
-			f->write(vp, get(img, f->off, f->size));
+			f->write(vp, le_get(img + f->off, f->size));
 	}
 	pthread_mutex_unlock(&vp->lock);
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "devices/virtio/msix.h"
+#include "firmware/lib/le.h"
 
 int msix_init(struct msix *m, unsigned int nvec, msix_route_fn route,
 	      void *ctx)
@@ -57,17 +58,6 @@ static uint32_t entry_dword(const struct msix_entry *e, unsigned int i)
 	}
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 void msix_table_read(struct msix *m, uint64_t off, uint8_t *data,
 		     uint32_t len)
 {
@@ -78,7 +68,7 @@ void msix_table_read(struct msix *m, uint64_t off, uint8_t *data,
 	for (uint32_t i = 0; i < len; i += 4) {
 		uint64_t o = off + i;
 
-		put32(data + i, entry_dword(&m->s.table[o / MSIX_ENTRY_SIZE],
+		le32_put(data + i, entry_dword(&m->s.table[o / MSIX_ENTRY_SIZE],
 					    (o % MSIX_ENTRY_SIZE) / 4));
 	}
 }
@@ -148,7 +138,7 @@ void msix_table_write(struct msix *m, uint64_t off, const uint8_t *data,
 	if (!access_ok(off, len, msix_table_bytes(m)))
 		return;
 	for (uint32_t i = 0; i < len; i += 4)
-		write_dword(m, off + i, get32(data + i));
+		write_dword(m, off + i, le32_get(data + i));
 	flush_pending(m);
 }
 
@@ -163,7 +153,7 @@ void msix_pba_read(struct msix *m, uint64_t off, uint8_t *data,
 	}
 	/* At most 64 vectors: one qword, offset 0 or 4. */
 	for (uint32_t i = 0; i < len; i += 4)
-		put32(data + i, (uint32_t)(m->s.pba >> (8 * (off + i))));
+		le32_put(data + i, (uint32_t)(m->s.pba >> (8 * (off + i))));
 }
 
 void msix_control(struct msix *m, bool enabled, bool func_masked)

@@ -5,11 +5,7 @@
 #include <string.h>
 
 #include "devices/virtio/net_core.h"
-
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
+#include "firmware/lib/le.h"
 
 static bool has(uint64_t features, unsigned int bit)
 {
@@ -34,9 +30,9 @@ static const char *check_gso(const uint8_t *hdr, uint64_t frame_len,
 		return "segmentation type not negotiated";
 	if (!(hdr[VIRTIO_NET_HDR_FLAGS] & VIRTIO_NET_HDR_F_NEEDS_CSUM))
 		return "segmentation without a partial checksum";
-	if (!le16(hdr + VIRTIO_NET_HDR_GSO_SIZE))
+	if (!le16_get(hdr + VIRTIO_NET_HDR_GSO_SIZE))
 		return "segmentation with gso_size 0";
-	if (le16(hdr + VIRTIO_NET_HDR_HDR_LEN) > frame_len)
+	if (le16_get(hdr + VIRTIO_NET_HDR_HDR_LEN) > frame_len)
 		return "hdr_len beyond the frame";
 	return NULL;
 }
@@ -53,8 +49,9 @@ const char *net_tx_check(const uint8_t *hdr, uint64_t frame_len,
 	if (flags & ~VIRTIO_NET_HDR_F_NEEDS_CSUM)
 		return "unknown header flags";
 	if (flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
-		uint32_t end = (uint32_t)le16(hdr + VIRTIO_NET_HDR_CSUM_START) +
-			       le16(hdr + VIRTIO_NET_HDR_CSUM_OFFSET) + 2;
+		uint32_t start = le16_get(hdr + VIRTIO_NET_HDR_CSUM_START);
+		uint32_t end = start +
+			       le16_get(hdr + VIRTIO_NET_HDR_CSUM_OFFSET) + 2;
 
 		if (!has(features, VIRTIO_NET_F_CSUM))
 			return "partial checksum not negotiated";

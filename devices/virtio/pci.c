@@ -15,6 +15,7 @@
 #include "devices/virtio/common.h"
 #include "devices/virtio/irq.h"
 #include "devices/virtio/pci.h"
+#include "firmware/lib/le.h"
 
 #define REGION(off)	((off) & ~(uint64_t)(VIRTIO_REGION_SIZE - 1))
 #define SERVE_BUDGET	1024	/* chains per virtio_serve() call */
@@ -111,15 +112,6 @@ const struct bus_ops virtio_pci_bar_ops = {
 
 /* --- config-space side effects ----------------------------------------- */
 
-static uint32_t cfg_le(const uint8_t *p, unsigned int n)
-{
-	uint32_t v = 0;
-
-	for (unsigned int i = 0; i < n; i++)
-		v |= (uint32_t)p[i] << (8 * i);
-	return v;
-}
-
 /* Notifications follow BAR 0: bound to KVM where it decodes now. */
 void virtio_pci_rebind(struct virtio_pci *vp)
 {
@@ -146,7 +138,7 @@ void virtio_pci_rebind(struct virtio_pci *vp)
 
 static void msix_flags(struct virtio_pci *vp)
 {
-	uint32_t f = cfg_le(vp->fn.cfg + vp->msix_cap + MSIX_CAP_FLAGS, 2);
+	uint32_t f = le16_get(vp->fn.cfg + vp->msix_cap + MSIX_CAP_FLAGS);
 
 	pthread_mutex_lock(&vp->irq_lock);
 	msix_control(&vp->msix, f & MSIX_FLAGS_ENABLE, f & MSIX_FLAGS_MASKALL);
@@ -166,8 +158,8 @@ static void cfg_window(struct virtio_pci *vp, unsigned int off,
 {
 	uint8_t *cap = vp->fn.cfg + vp->cfg_cap;
 	uint8_t *data = cap + VIRTIO_PCI_CFG_DATA;
-	uint32_t boff = cfg_le(cap + VIRTIO_PCI_CAP_OFFSET, 4);
-	uint32_t blen = cfg_le(cap + VIRTIO_PCI_CAP_LENGTH, 4);
+	uint32_t boff = le32_get(cap + VIRTIO_PCI_CAP_OFFSET);
+	uint32_t blen = le32_get(cap + VIRTIO_PCI_CAP_LENGTH);
 	unsigned int data_at = vp->cfg_cap + VIRTIO_PCI_CFG_DATA;
 
 	if (off + len <= vp->cfg_cap || off >= data_at + 4u ||

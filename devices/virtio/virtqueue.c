@@ -12,6 +12,7 @@
 
 #include "devices/virtio/spec.h"
 #include "devices/virtio/virtqueue.h"
+#include "firmware/lib/le.h"
 
 #define AVAIL_FLAGS	0
 #define AVAIL_IDX	2
@@ -35,12 +36,16 @@ struct walk {
 	bool in_indirect;
 };
 
-static uint16_t load16(const uint8_t *p)
+/* Fields the driver reads or writes while we do (indexes, event
+ * suppression): one access each, so neither side sees half an update. */
+static uint16_t load16_shared(const uint8_t *p)
 {
-	uint16_t v;
+	return le16toh(__atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED));
+}
 
-	memcpy(&v, p, 2);
-	return le16toh(v);
+static void store16_shared(uint8_t *p, uint16_t v)
+{
+	__atomic_store_n((uint16_t *)p, htole16(v), __ATOMIC_RELAXED);
 }
 
 static uint16_t load16_acquire(const uint8_t *p)
@@ -48,21 +53,9 @@ static uint16_t load16_acquire(const uint8_t *p)
 	return le16toh(__atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE));
 }
 
-static void store16(uint8_t *p, uint16_t v)
-{
-	v = htole16(v);
-	memcpy(p, &v, 2);
-}
-
 static void store16_release(uint8_t *p, uint16_t v)
 {
 	__atomic_store_n((uint16_t *)p, htole16(v), __ATOMIC_RELEASE);
-}
-
-static void store32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
 }
 
 static int fail(struct vq *q, const char *why)
@@ -121,15 +114,10 @@ uint16_t vq_pending(const struct vq *q)
 static void read_desc(const uint8_t *table, uint32_t i, struct desc *d)
 {
 	const uint8_t *p = table + (uint64_t)i * VIRTQ_DESC_SIZE;
-	uint64_t a;
-	uint32_t l;
-
-	memcpy(&a, p, 8);
-	memcpy(&l, p + 8, 4);
-	d->addr = le64toh(a);
-	d->len = le32toh(l);
-	d->flags = load16(p + 12);
-	d->next = load16(p + 14);
+	d->addr = le64_get(p);
+	d->len = le32_get(p + 8);
+	d->flags = le16_get(p + 12);
+	d->next = le16_get(p + 14);
 }
 
 /* Switch w to the indirect table d names. */
@@ -223,7 +211,7 @@ enum vq_pop_result vq_pop(struct vq *q, struct vq_chain *c)
 	if ((uint16_t)(idx - q->s.last_avail) > q->s.size)
 		return fail(q, "avail index moved by more than the queue size");
 	slot = q->s.last_avail & (q->s.size - 1);
-	head = load16(q->avail_p + AVAIL_RING + 2u * slot);
+	head = le16_get(q->avail_p + AVAIL_RING + 2u * slot);
 	c->head = head;
 	c->n_out = c->n_in = 0;
 	c->out_len = c->in_len = 0;
@@ -246,8 +234,8 @@ void vq_push(struct vq *q, uint16_t head, uint32_t len)
 		return;
 	e = q->used_p + USED_RING + VIRTQ_USED_ELEM_SIZE *
 	    (uint64_t)(q->s.used_idx & (q->s.size - 1));
-	store32(e, head);
-	store32(e + 4, len);
+	le32_put(e, head);
+	le32_put(e + 4, len);
 	q->s.used_idx++;
 	store16_release(q->used_p + USED_IDX, q->s.used_idx);
 }
@@ -263,9 +251,9 @@ bool vq_need_interrupt(struct vq *q)
 	 * asked for, or both sides could decide the other one moves. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!q->s.event_idx)
-		return !(load16(q->avail_p + AVAIL_FLAGS) &
+		return !(load16_shared(q->avail_p + AVAIL_FLAGS) &
 			 VIRTQ_AVAIL_F_NO_INTERRUPT);
-	event = load16(q->avail_p + AVAIL_RING + 2u * q->s.size);
+	event = load16_shared(q->avail_p + AVAIL_RING + 2u * q->s.size);
 	return (uint16_t)(new - event - 1) < (uint16_t)(new - old);
 }
 
@@ -275,7 +263,7 @@ void vq_notify_disable(struct vq *q)
 	 * driver quiet: it kicks only when crossing it. */
 	if (!q->used_p || q->s.event_idx)
 		return;
-	store16(q->used_p + USED_FLAGS, VIRTQ_USED_F_NO_NOTIFY);
+	store16_shared(q->used_p + USED_FLAGS, VIRTQ_USED_F_NO_NOTIFY);
 }
 
 bool vq_notify_enable(struct vq *q)
@@ -283,10 +271,10 @@ bool vq_notify_enable(struct vq *q)
 	if (!q->used_p)
 		return false;
 	if (q->s.event_idx)
-		store16(q->used_p + USED_RING + VIRTQ_USED_ELEM_SIZE *
-			(uint64_t)q->s.size, q->s.last_avail);
+		store16_shared(q->used_p + USED_RING + VIRTQ_USED_ELEM_SIZE *
+			       (uint64_t)q->s.size, q->s.last_avail);
 	else
-		store16(q->used_p + USED_FLAGS, 0);
+		store16_shared(q->used_p + USED_FLAGS, 0);
 	/* Publish before re-reading avail: a buffer added meanwhile either
 	 * sees the re-armed kick or is seen here. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The contract between the VMM and the guest side (firmware and test
- * payloads): fixed I/O ports, where the machine description lives, and the
- * names of the device-tree properties.  Everything else about the machine is
- * read from the device tree, never assumed.
+ * payloads): the fixed I/O ports, addresses and interrupt lines both sides
+ * hard-code (the part of the machine map in vmm/layout.h that the guest
+ * side shares), where the machine description lives, and the names of the
+ * device-tree properties.  Everything else about the machine is read from
+ * the device tree, never assumed.
  *
  * Freestanding: only <stdint.h> types, no functions.
  */
@@ -13,6 +15,35 @@
 /* 16550A UART (COM1) and its ISA IRQ. */
 #define ABI_UART_PORT		0x3f8
 #define ABI_UART_IRQ		4
+
+/* CMOS RTC: index and data ports, ISA IRQ (the DSDT's PNP0B00). */
+#define ABI_RTC_PORT		0x70
+#define ABI_RTC_IRQ		8
+
+/* ACPI PM block, as the FADT describes it: PM1a event (status, enable),
+ * PM1a control, PM timer; the SCI (never raised: "always ACPI mode"). */
+#define ABI_ACPI_PM_PORT	0x600
+#define ABI_ACPI_PM_PORTS_LEN	0x0c	/* 0x600..0x60b */
+#define ABI_ACPI_PM1A_EVT_PORT	ABI_ACPI_PM_PORT
+#define ABI_ACPI_PM1A_CNT_PORT	(ABI_ACPI_PM_PORT + 4)
+#define ABI_ACPI_PM_TMR_PORT	(ABI_ACPI_PM_PORT + 8)
+#define ABI_ACPI_SCI_IRQ	9
+
+/* The interrupt controllers, at their architectural defaults. */
+#define ABI_IOAPIC_BASE		0xfec00000u
+#define ABI_LAPIC_BASE		0xfee00000u
+
+/* PCI INTx: pin (0 = INTA, the Interrupt Pin register minus 1) of device
+ * dev on bus 0 raises IOAPIC GSI 16 + ((dev + pin) & 3); the firmware's
+ * _PRT and Interrupt Line registers say so, the VMM raises them there. */
+#define ABI_PCI_INTX_GSI_BASE	16
+#define ABI_PCI_INTX_GSI(dev, pin) \
+	(ABI_PCI_INTX_GSI_BASE + (((dev) + (pin)) & 3))
+
+/* Conventional memory below 1 MiB: the real-mode IVT and BIOS data area
+ * end at 0x500, the VGA hole and BIOS area start at 640 KiB. */
+#define ABI_LOW_MEM_MIN		0x500u
+#define ABI_LOW_MEM_END		0xa0000u
 
 /* Test-exit port: a write of V (8, 16 or 32 bits) ends the VM with status
  * V & 0xff (or, with --exit-style qemu, (V << 1 | 1) & 0xff). */

@@ -9,7 +9,10 @@
 
 #include <stdbool.h>
 
+#include "firmware/lib/abi.h"
 #include "firmware/lib/aml.h"
+#include "firmware/lib/le.h"
+#include "firmware/lib/pci_regs.h"
 
 #define HDR_LEN		36
 #define RSDP_LEN	36
@@ -53,12 +56,6 @@
 #define MADT_ENABLED		1
 #define MPS_LEVEL_HIGH		0x000d	/* trigger level, polarity high */
 
-static void put(uint8_t *p, uint64_t v, unsigned int nbytes)
-{
-	for (unsigned int i = 0; i < nbytes; i++, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
 static void put_str(uint8_t *p, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -85,14 +82,14 @@ static void checksum(uint8_t *p, size_t n, size_t at)
 static void header(uint8_t *p, const char *sig, uint32_t len, uint8_t rev)
 {
 	put_str(p, sig, 4);
-	put(p + 4, len, 4);
+	le_put(p + 4, len, 4);
 	p[8] = rev;
 	p[9] = 0;				/* checksum, set last */
 	put_str(p + 10, "MINVMM", 6);
 	put_str(p + 16, "MINIVMM ", 8);
-	put(p + 24, 1, 4);			/* OEM revision */
+	le_put(p + 24, 1, 4);			/* OEM revision */
 	put_str(p + 28, "MVMM", 4);		/* creator id */
-	put(p + 32, 1, 4);			/* creator revision */
+	le_put(p + 32, 1, 4);			/* creator revision */
 }
 
 static void finish(uint8_t *p)
@@ -143,8 +140,8 @@ static void build_rsdp(uint8_t *p, uint64_t gpa)
 	put_str(p, "RSD PTR ", 8);
 	put_str(p + 9, "MINVMM", 6);
 	p[15] = 2;				/* revision: XSDT present */
-	put(p + 20, RSDP_LEN, 4);		/* RSDT address stays 0 */
-	put(p + 24, gpa + OFF_XSDT, 8);
+	le_put(p + 20, RSDP_LEN, 4);		/* RSDT address stays 0 */
+	le_put(p + 24, gpa + OFF_XSDT, 8);
 	checksum(p, 20, 8);
 	checksum(p, RSDP_LEN, 32);
 }
@@ -152,7 +149,7 @@ static void build_rsdp(uint8_t *p, uint64_t gpa)
 static void build_facs(uint8_t *p)
 {
 	put_str(p, "FACS", 4);
-	put(p + 4, FACS_LEN, 4);
+	le_put(p + 4, FACS_LEN, 4);
 	p[32] = 2;				/* version */
 }
 
@@ -160,10 +157,10 @@ static void build_xsdt(uint8_t *p, const struct acpi_config *c, uint64_t gpa,
 		       size_t off_mcfg)
 {
 	header(p, "XSDT", XSDT_LEN(c), 1);
-	put(p + HDR_LEN, gpa + OFF_FADT, 8);
-	put(p + HDR_LEN + 8, gpa + OFF_MADT, 8);
+	le_put(p + HDR_LEN, gpa + OFF_FADT, 8);
+	le_put(p + HDR_LEN + 8, gpa + OFF_MADT, 8);
 	if (!c->no_ecam)
-		put(p + HDR_LEN + 16, gpa + off_mcfg, 8);
+		le_put(p + HDR_LEN + 16, gpa + off_mcfg, 8);
 	finish(p);
 }
 
@@ -173,7 +170,7 @@ static void put_gas(uint8_t *p, uint8_t bits, uint8_t access, uint16_t port)
 	p[1] = bits;
 	p[2] = 0;
 	p[3] = access;
-	put(p + 4, port, 8);
+	le_put(p + 4, port, 8);
 }
 
 /* The X_ blocks repeat the 32-bit ones exactly, so ACPICA sees no
@@ -182,22 +179,22 @@ static void build_fadt(uint8_t *p, const struct acpi_config *c, uint64_t gpa,
 		       uint64_t dsdt)
 {
 	header(p, "FACP", FADT_LEN, 6);
-	put(p + 36, gpa + OFF_FACS, 4);		/* FIRMWARE_CTRL */
-	put(p + 40, dsdt, 4);
-	put(p + 46, c->sci_irq, 2);		/* SMI_CMD stays 0 */
-	put(p + 56, c->pm1a_evt_port, 4);
-	put(p + 64, c->pm1a_cnt_port, 4);
-	put(p + 76, c->pm_tmr_port, 4);
+	le_put(p + 36, gpa + OFF_FACS, 4);		/* FIRMWARE_CTRL */
+	le_put(p + 40, dsdt, 4);
+	le_put(p + 46, c->sci_irq, 2);		/* SMI_CMD stays 0 */
+	le_put(p + 56, c->pm1a_evt_port, 4);
+	le_put(p + 64, c->pm1a_cnt_port, 4);
+	le_put(p + 76, c->pm_tmr_port, 4);
 	p[88] = 4;				/* PM1_EVT_LEN */
 	p[89] = 2;				/* PM1_CNT_LEN */
 	p[91] = 4;				/* PM_TMR_LEN */
-	put(p + 96, 0x0fff, 2);			/* no C2 */
-	put(p + 98, 0x0fff, 2);			/* no C3 */
+	le_put(p + 96, 0x0fff, 2);			/* no C2 */
+	le_put(p + 98, 0x0fff, 2);			/* no C3 */
 	if (c->rtc)
 		p[108] = ACPI_RTC_CENTURY;
-	put(p + 109, c->iapc_boot_arch, 2);
-	put(p + 112, FADT_FLAGS, 4);
-	put(p + 140, dsdt, 8);			/* X_DSDT */
+	le_put(p + 109, c->iapc_boot_arch, 2);
+	le_put(p + 112, FADT_FLAGS, 4);
+	le_put(p + 140, dsdt, 8);			/* X_DSDT */
 	put_gas(p + 148, 32, GAS_ACCESS_WORD, c->pm1a_evt_port);
 	put_gas(p + 172, 16, GAS_ACCESS_WORD, c->pm1a_cnt_port);
 	put_gas(p + 208, 32, GAS_ACCESS_DWORD, c->pm_tmr_port);
@@ -211,8 +208,8 @@ static uint8_t *madt_iso(uint8_t *e, uint8_t irq, uint32_t gsi,
 	e[1] = MADT_ISO_LEN;
 	e[2] = 0;				/* ISA bus */
 	e[3] = irq;
-	put(e + 4, gsi, 4);
-	put(e + 8, flags, 2);
+	le_put(e + 4, gsi, 4);
+	le_put(e + 8, flags, 2);
 	return e + MADT_ISO_LEN;
 }
 
@@ -221,21 +218,21 @@ static void build_madt(uint8_t *p, const struct acpi_config *c)
 	uint8_t *e = p + HDR_LEN + 8;
 
 	header(p, "APIC", MADT_LEN(c->ncpus), 4);
-	put(p + HDR_LEN, c->lapic_base, 4);
-	put(p + HDR_LEN + 4, MADT_PCAT_COMPAT, 4);
+	le_put(p + HDR_LEN, c->lapic_base, 4);
+	le_put(p + HDR_LEN + 4, MADT_PCAT_COMPAT, 4);
 	for (uint32_t i = 0; i < c->ncpus; i++, e += MADT_LAPIC_LEN) {
 		e[0] = 0;
 		e[1] = MADT_LAPIC_LEN;
 		e[2] = (uint8_t)i;		/* processor UID */
 		e[3] = (uint8_t)i;		/* APIC id */
-		put(e + 4, MADT_ENABLED, 4);
+		le_put(e + 4, MADT_ENABLED, 4);
 	}
 	e[0] = 1;
 	e[1] = MADT_IOAPIC_LEN;
-	e[2] = 0;				/* IOAPIC id, KVM's reset value */
+	e[2] = 0;			/* IOAPIC id, KVM's reset value */
 	e[3] = 0;
-	put(e + 4, c->ioapic_base, 4);
-	put(e + 8, 0, 4);			/* GSI base */
+	le_put(e + 4, c->ioapic_base, 4);
+	le_put(e + 8, 0, 4);			/* GSI base */
 	e = madt_iso(e + MADT_IOAPIC_LEN, 0, 2, 0);	/* PIT: bus default */
 	madt_iso(e, c->sci_irq, c->sci_irq, MPS_LEVEL_HIGH);
 	finish(p);
@@ -246,7 +243,7 @@ static void build_mcfg(uint8_t *p, const struct acpi_config *c)
 	uint8_t *e = p + HDR_LEN + 8;
 
 	header(p, "MCFG", MCFG_LEN, 1);
-	put(e, c->ecam_base, 8);		/* segment 0, start bus 0 */
+	le_put(e, c->ecam_base, 8);		/* segment 0, start bus 0 */
 	e[11] = (uint8_t)(c->ecam_buses - 1);
 	finish(p);
 }
@@ -274,7 +271,7 @@ static void dsdt_pci0_crs(struct aml *a, const struct acpi_config *c)
 	buf = aml_buffer(a);
 	aml_res_addr(a, 2, AML_RES_BUS, AML_RES_PRODUCER, 0, 0,
 		     c->ecam_buses - 1);
-	aml_res_io(a, 0xcf8, 8);
+	aml_res_io(a, PCI_CONF1_ADDR_PORT, 8);
 	io_window(a, 0, 0xcf7);
 	if (c->pci_io_base > 0xd00)
 		io_window(a, 0xd00, c->pci_io_base - 1);
@@ -312,7 +309,7 @@ static void dsdt_prt(struct aml *a, uint32_t slots)
 			aml_int(a, (uint64_t)d << 16 | 0xffff);
 			aml_int(a, pin);
 			aml_int(a, 0);
-			aml_int(a, ACPI_PCI_INTX_GSI(d, pin));
+			aml_int(a, ABI_PCI_INTX_GSI(d, pin));
 			aml_close(a, e);
 		}
 	}
@@ -392,8 +389,8 @@ static void dsdt_rtc(struct aml *a)
 	name_int(a, "_HID", EISA_PNP0B00);
 	aml_name_decl(a, "_CRS");
 	buf = aml_buffer(a);
-	aml_res_io(a, 0x70, 2);
-	aml_res_irq(a, 8);
+	aml_res_io(a, ABI_RTC_PORT, 2);		/* index, data */
+	aml_res_irq(a, ABI_RTC_IRQ);
 	aml_res_end(a);
 	aml_buffer_close(a, buf);
 	aml_close(a, dev);
@@ -442,7 +439,7 @@ int acpi_build(const struct acpi_config *cfg, void *buf, size_t size,
 	dsdt_len = build_dsdt(b + off_dsdt, size - off_dsdt, cfg);
 	if (dsdt_len == 0)
 		return ACPI_ERR_NOSPACE;
-	zero(b, off_dsdt);	/* the builders below write only non-zero fields */
+	zero(b, off_dsdt); /* the builders below write only non-zero fields */
 	build_rsdp(b + OFF_RSDP, gpa);
 	build_facs(b + OFF_FACS);
 	build_xsdt(b + OFF_XSDT, cfg, gpa, off_mcfg);

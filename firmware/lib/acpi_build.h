@@ -4,7 +4,7 @@
  * and MCFG for the minivmm machine, written into a caller buffer that the
  * guest will see at a caller-given guest-physical address.
  *
- * Platform contract the VMM must implement (defaults below):
+ * Platform contract the VMM must implement (ports and lines: abi.h):
  *   - ACPI PM device, I/O ports (all little-endian, "always in ACPI mode":
  *     FADT SMI_CMD = 0, so SCI_EN in PM1a_CNT must read as 1):
  *       PM1a_EVT  0x600, 4 bytes: PM1_STS (16 bit, write-1-to-clear) at
@@ -38,11 +38,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ACPI_PM1A_EVT_PORT	0x600
-#define ACPI_PM1A_CNT_PORT	0x604
-#define ACPI_PM_TMR_PORT	0x608
-#define ACPI_PM_PORTS_LEN	0x0c	/* 0x600..0x60b */
-#define ACPI_SCI_IRQ		9
 #define ACPI_SLP_TYP_S5		5	/* the _S5 package's SLP_TYPa */
 #define ACPI_SLP_TYP_S3		1	/* _S3, as QEMU's PIIX4 has it */
 #define ACPI_PM1_TMR_STS	(1u << 0)
@@ -53,11 +48,6 @@
 #define ACPI_PM1_SCI_EN		(1u << 0)
 #define ACPI_PM1_SLP_TYP_SHIFT	10
 #define ACPI_PM1_SLP_EN		(1u << 13)
-#define ACPI_PCI_GSI_BASE	16
-/* GSI of INTx for device dev on bus 0; pin 0 = INTA (config-space
- * Interrupt Pin register value minus 1). */
-#define ACPI_PCI_INTX_GSI(dev, pin) \
-	(ACPI_PCI_GSI_BASE + (((dev) + (pin)) & 3))
 
 /* xAPIC ids are 8 bits and 0xff is the broadcast id. */
 #define ACPI_MAX_CPUS		255
@@ -77,8 +67,8 @@
 
 struct acpi_config {
 	uint32_t ncpus;
-	uint32_t lapic_base;		/* LAYOUT_LAPIC_BASE */
-	uint32_t ioapic_base;		/* LAYOUT_IOAPIC_BASE */
+	uint32_t lapic_base;		/* ABI_LAPIC_BASE */
+	uint32_t ioapic_base;		/* ABI_IOAPIC_BASE */
 	uint64_t ecam_base;		/* LAYOUT_ECAM_BASE, 1 MiB aligned */
 	uint32_t ecam_buses;		/* 1..256: buses 0..ecam_buses-1 */
 	/* No ECAM (--ecam off): no MCFG, no _CBA, no ECAM motherboard
@@ -97,12 +87,12 @@ struct acpi_config {
 	/* Bit D set: the _PRT lists INTA-INTD of device D on bus 0.  ~0u
 	 * covers every slot; fewer entries make Linux's boot cheaper. */
 	uint32_t prt_slots;
-	uint8_t sci_irq;		/* ACPI_SCI_IRQ; 1..15, not 2 */
-	uint16_t pm1a_evt_port;		/* ACPI_PM1A_EVT_PORT */
-	uint16_t pm1a_cnt_port;		/* ACPI_PM1A_CNT_PORT */
-	uint16_t pm_tmr_port;		/* ACPI_PM_TMR_PORT */
+	uint8_t sci_irq;		/* ABI_ACPI_SCI_IRQ; 1..15, not 2 */
+	uint16_t pm1a_evt_port;		/* ABI_ACPI_PM1A_EVT_PORT */
+	uint16_t pm1a_cnt_port;		/* ABI_ACPI_PM1A_CNT_PORT */
+	uint16_t pm_tmr_port;		/* ABI_ACPI_PM_TMR_PORT */
 	uint16_t iapc_boot_arch;	/* ACPI_BOOT_* bits */
-	/* A CMOS RTC at ports 0x70-0x71, IRQ 8 (PNP0B00 in the DSDT,
+	/* A CMOS RTC at ABI_RTC_PORT, ABI_RTC_IRQ (PNP0B00 in the DSDT,
 	 * FADT CENTURY = ACPI_RTC_CENTURY); clear ACPI_BOOT_NO_CMOS_RTC. */
 	bool rtc;
 };

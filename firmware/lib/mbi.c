@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Multiboot information; see mbi.h. */
 #include "firmware/lib/mbi.h"
+#include "firmware/lib/abi.h"
 
-#define LOWER_MAX	0xa0000ull	/* 640 KiB */
 #define ONE_MIB		0x100000ull
 #define FOUR_GIB	0x100000000ull
 
@@ -59,8 +59,8 @@ int mbi_build(const struct mbi_config *c, void *buf, size_t size,
 	*mbi = (struct mbi){
 		.flags = MBI_FLAG_MEM | MBI_FLAG_CMDLINE | MBI_FLAG_MODS |
 			 MBI_FLAG_MMAP | MBI_FLAG_LOADER_NAME,
-		.mem_lower = lower > LOWER_MAX / 1024 ? LOWER_MAX / 1024 :
-			     lower,
+		.mem_lower = lower > ABI_LOW_MEM_END / 1024 ?
+			     ABI_LOW_MEM_END / 1024 : lower,
 		.mem_upper = mbi_contiguous_kib(c->map, c->n_map, ONE_MIB),
 		.boot_device = 0xffffffffu,	/* no BIOS disk */
 		.cmdline = c->cmdline,

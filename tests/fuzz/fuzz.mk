@@ -19,7 +19,7 @@ FUZZ_BUILD	?= build-fuzz
 FUZZ_SECONDS	?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt virtq net snapshot \
-		   manifest xfail
+		   manifest xfail insn
 
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		   -fno-omit-frame-pointer

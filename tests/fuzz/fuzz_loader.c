@@ -206,7 +206,8 @@ static void check_multiboot(struct gmem *mem, const uint8_t *img, size_t len)
 	for (int i = 0; i < p.nlow; i++) {
 		const struct low_segment *l = &p.low[i];
 
-		FZ_CHECK(l->dst >= MB_LOW_MIN && l->dst + l->memsz <= MB_LOW_END &&
+		FZ_CHECK(l->dst >= ABI_LOW_MEM_MIN &&
+			 l->dst + l->memsz <= ABI_LOW_MEM_END &&
 			 (l->dst + l->memsz <= ABI_BOOTINFO_BASE ||
 			  l->dst >= ABI_BOOTINFO_END) && l->filesz <= l->memsz,
 			 "low segment 0x%llx+0x%llx",

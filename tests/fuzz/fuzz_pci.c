@@ -27,7 +27,6 @@
 #include "devices/test/test_exit.h"
 #include "devices/uart16550.h"
 #include "devices/xen_platform.h"
-#include "firmware/lib/acpi_build.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "vmm/layout.h"
 #include "vmm/machine/pci_vm.h"
@@ -38,6 +37,7 @@
 #define MAX_OPS		512
 #define ROM_SIZE	(64 * 1024)
 #define XEN_BDF		PCI_BDF(0, 3, 0)
+#define CF8		PCI_CONF1_ADDR_PORT
 
 static uint8_t *rom;		/* stands in for the firmware ROM */
 static FILE *devnull;
@@ -93,9 +93,9 @@ static struct vm *make_vm(struct vmm_config *cfg)
 	if (gmem_add_region(&vm->mem, 4 * GiB - ROM_SIZE, ROM_SIZE, rom, true,
 			    "firmware-rom") < 0)
 		goto fail;
-	if (bus_register(&vm->mmio, LAYOUT_IOAPIC_BASE, 0x1000, &in_kernel_ops,
+	if (bus_register(&vm->mmio, ABI_IOAPIC_BASE, 0x1000, &in_kernel_ops,
 			 vm, "ioapic (kvm)") < 0 ||
-	    bus_register(&vm->mmio, LAYOUT_LAPIC_BASE, 0x1000, &in_kernel_ops,
+	    bus_register(&vm->mmio, ABI_LAPIC_BASE, 0x1000, &in_kernel_ops,
 			 vm, "lapic (kvm)") < 0)
 		goto fail;
 	vm->uart = uart_create((struct irq_line){ 0 }, (struct uart_sink){ 0 });
@@ -109,9 +109,9 @@ static struct vm *make_vm(struct vmm_config *cfg)
 			 &vm->exit_port, "test-exit") < 0 ||
 	    bus_register(&vm->pio, ABI_PROGRESS_PORT, 1, &debug_port_ops,
 			 &vm->progress_port, "boot-progress") < 0 ||
-	    bus_register(&vm->pio, ACPI_PM1A_EVT_PORT, ACPI_PM_PORTS_LEN,
+	    bus_register(&vm->pio, ABI_ACPI_PM_PORT, ACPI_PM_REGS_LEN,
 			 &acpi_pm_ops, &vm->acpi_pm, "acpi-pm") < 0 ||
-	    bus_register(&vm->pio, I8042_CMD_PORT, 1, &i8042_reset_ops,
+	    bus_register(&vm->pio, LAYOUT_I8042_CMD_PORT, 1, &i8042_reset_ops,
 			 &reset_port, "i8042-reset") < 0)
 		goto fail;
 	if (pci_vm_setup(vm) < 0)
@@ -179,7 +179,7 @@ static void check_memslots(struct vm *vm, struct pci_fn *xen)
 	for (int i = 0; i < mem->n; i++) {
 		const struct gmem_region *a = &mem->regions[i];
 
-		if (a->name && !strcmp(a->name, "xen-platform-bar1"))
+		if (a->name && !strcmp(a->name, "xen-platform-mmio"))
 			bar1 = a;
 		for (int j = i + 1; a->mapped && j < mem->n; j++) {
 			const struct gmem_region *b = &mem->regions[j];
@@ -244,8 +244,8 @@ static void op_conf1(struct vm *vm, struct fz *in)
 	uint32_t cf8 = PCI_CONF1_ENABLE | (bdf & 0xffff) << 8 | (reg & 0xfc) |
 		       (uint32_t)(reg >> 8) << PCI_CONF1_EXT_REG_SHIFT;
 
-	pio(vm, PCI_BUS_PIO_BASE, 4, cf8, true, NULL);
-	pio(vm, PCI_BUS_PIO_BASE + 4 + (reg & 3), width, val, flags & 4, NULL);
+	pio(vm, CF8, 4, cf8, true, NULL);
+	pio(vm, CF8 + 4 + (reg & 3), width, val, flags & 4, NULL);
 }
 
 /* Anything at 0xCF8-0xCFF: partial address writes, reads back. */
@@ -253,10 +253,10 @@ static void op_cf8_raw(struct vm *vm, struct fz *in)
 {
 	uint8_t flags = fz_u8(in);
 	uint32_t val = fz_u32(in), got = 0;
-	uint16_t port = PCI_BUS_PIO_BASE + ((flags >> 3) & 7);
+	uint16_t port = CF8 + ((flags >> 3) & 7);
 
 	pio(vm, port, pick_width(flags), val, flags & 4, NULL);
-	if (port == PCI_BUS_PIO_BASE && pick_width(flags) == 4 &&
+	if (port == CF8 && pick_width(flags) == 4 &&
 	    (flags & 4) && vm->cfg->pci_pio) {
 		pio(vm, port, 4, 0, false, (uint8_t *)&got);
 		FZ_CHECK(got == (val & (PCI_CONF1_ENABLE | 0x00ffffffu |
@@ -312,7 +312,7 @@ static void op_pio_any(struct vm *vm, struct fz *in)
 	/* Mostly near where the I/O BAR lives and the Xen legacy ports. */
 	if (flags & 0x80)
 		port = (flags & 0x40 ? LAYOUT_PCI_IO_BASE :
-			XEN_PLATFORM_LEGACY_PORT) + (port & 0x1ff);
+			LAYOUT_XEN_LEGACY_PORT) + (port & 0x1ff);
 	pio(vm, port, pick_width(flags), val, flags & 4, NULL);
 }
 
@@ -339,12 +339,12 @@ static void op_place_bar(struct vm *vm, struct fz *in)
 
 	if (fz_u8(in) & 1)
 		addr = (uint32_t)LAYOUT_PCI32_BASE + (addr & 0x1fffffff);
-	pio(vm, PCI_BUS_PIO_BASE, 4, PCI_CONF1_ENABLE | bdf << 8 | reg, true,
+	pio(vm, CF8, 4, PCI_CONF1_ENABLE | bdf << 8 | reg, true,
 	    NULL);
-	pio(vm, PCI_BUS_PIO_BASE + 4, 4, addr, true, NULL);
-	pio(vm, PCI_BUS_PIO_BASE, 4, PCI_CONF1_ENABLE | bdf << 8 | PCI_COMMAND,
+	pio(vm, CF8 + 4, 4, addr, true, NULL);
+	pio(vm, CF8, 4, PCI_CONF1_ENABLE | bdf << 8 | PCI_COMMAND,
 	    true, NULL);
-	pio(vm, PCI_BUS_PIO_BASE + 4, 2, cmd, true, NULL);
+	pio(vm, CF8 + 4, 2, cmd, true, NULL);
 }
 
 static void find_xen(const struct bus_range *r, void *ctx)

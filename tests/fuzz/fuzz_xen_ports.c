@@ -17,6 +17,7 @@
 #include "devices/pci/bus.h"
 #include "devices/xen_platform.h"
 #include "tests/fuzz/fuzz_util.h"
+#include "vmm/layout.h"
 
 #define MAX_OPS		1024
 #define BAR0_PORT	0xc000
@@ -152,7 +153,7 @@ static void one_access(struct bus *pio, struct model *m, struct fz *in)
 	uint8_t sel = fz_u8(in);
 	uint32_t len = widths[sel & 3], val = fz_u32(in), got = 0;
 	bool legacy = !(sel & 0x80), wr = sel & 4;
-	uint64_t base = legacy ? XEN_PLATFORM_LEGACY_PORT : BAR0_PORT;
+	uint64_t base = legacy ? LAYOUT_XEN_LEGACY_PORT : BAR0_PORT;
 	uint64_t off = (sel >> 3) & 0xf;
 	uint8_t data[4];
 
@@ -196,7 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FZ_CHECK(xp, "xen_platform_create");
 	bus_init(&pio, "pio", 0x10000);
 	pio.whole_access = true;	/* as vm.c */
-	FZ_CHECK(bus_register(&pio, XEN_PLATFORM_LEGACY_PORT,
+	FZ_CHECK(bus_register(&pio, LAYOUT_XEN_LEGACY_PORT,
 			      XEN_PLATFORM_LEGACY_LEN, &xen_platform_legacy_ops,
 			      xp, "xen-legacy") == 0, "legacy ports");
 	FZ_CHECK(bus_register(&pio, BAR0_PORT, XEN_PLATFORM_BAR0_SIZE,

@@ -534,6 +534,23 @@ def snapshot_seeds():
                                                     (64, 1, b"\1" * 8192)]))
 
 
+# --- insn: guest code, decoded at every offset (see fuzz_insn.c) -------------
+def insn_seeds():
+    emulated = bytes.fromhex(
+        "cc" "0f01ca" "0f01cb" "f0480fc74d20" "65f0490fc70e"
+        "4a0fc74cc8f0" "480fc70df0ffffff" "f3480fb8c7" "66f30fb84e08"
+        "9b" "cd21" "0f01d0" "0f01fd" "660fae33" "660fae3b" "0f38f007"
+        "480f38f14608" "0f38f0c0" "660f388218")
+    put("insn", "emulated", emulated)
+    # The first instructions of Linux's fault handlers and their kin.
+    put("insn", "handlers", bytes.fromhex(
+        "0f1f00" "0f01ca" "f30f1efa" "662e0f1f840000000000" "6a00"
+        "0f1f440000" "4190" "f390" "0f1fc0"))
+    put("insn", "prefixes", bytes.fromhex(
+        "f3650fb84f03" "66640fae32" "48664c0f388218" "66480fae37"
+        "f0f3480fb807" "f3480fc70e" "65" * 10 + "480fc70e"))
+
+
 if __name__ == "__main__":
     virtq_seeds()
     net_seeds()
@@ -546,3 +563,4 @@ if __name__ == "__main__":
     manifest_seeds()
     xfail_seeds()
     snapshot_seeds()
+    insn_seeds()

@@ -16,6 +16,7 @@
 #define FWCHECK_H
 
 #include "lib/guest.h"
+#include "firmware/lib/le.h"
 #include "firmware/lib/pci_regs.h"
 #include "vmm/layout.h"
 
@@ -40,16 +41,6 @@ static inline struct expect expect_from(const char *cmdline)
 	e.pio = !cmdline_has(cmdline, "pio=off");
 	e.xen_platform = !cmdline_has(cmdline, "xen-platform=off");
 	return e;
-}
-
-static inline uint64_t rd_le(const void *p, unsigned int n)
-{
-	const uint8_t *b = p;
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | b[n];
-	return v;
 }
 
 static inline uint8_t byte_sum(const void *p, size_t n)
@@ -92,7 +83,7 @@ static inline const uint8_t *acpi_table(uint64_t addr, const char *sig)
 	if (!check(addr && addr < FOUR_GIB, "%s at 0x%llx", sig,
 		   (unsigned long long)addr))
 		return NULL;
-	len = (uint32_t)rd_le(t + 4, 4);
+	len = (uint32_t)le_get(t + 4, 4);
 	if (!check(!memcmp(t, sig, 4), "0x%llx: %.4s, expected %s",
 		   (unsigned long long)addr, (const char *)t, sig) ||
 	    !check(len >= 36 && len < 0x10000, "%s length %u", sig, len) ||
@@ -105,10 +96,10 @@ static inline const uint8_t *acpi_table(uint64_t addr, const char *sig)
 static inline const uint8_t *acpi_xsdt_find(const uint8_t *xsdt,
 					    const char *sig)
 {
-	uint32_t n = ((uint32_t)rd_le(xsdt + 4, 4) - 36) / 8;
+	uint32_t n = ((uint32_t)le_get(xsdt + 4, 4) - 36) / 8;
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t a = rd_le(xsdt + 36 + 8 * i, 8);
+		uint64_t a = le_get(xsdt + 36 + 8 * i, 8);
 
 		if (a && a < FOUR_GIB &&
 		    !memcmp((const void *)(uintptr_t)a, sig, 4))
@@ -123,14 +114,14 @@ static inline void acpi_walk(const uint8_t *rsdp, struct acpi *a)
 	*a = (struct acpi){ .rsdp = rsdp };
 	if (!rsdp)
 		return;
-	a->xsdt = acpi_table(rd_le(rsdp + 24, 8), "XSDT");
+	a->xsdt = acpi_table(le_get(rsdp + 24, 8), "XSDT");
 	if (!a->xsdt)
 		return;
 	a->fadt = acpi_xsdt_find(a->xsdt, "FACP");
 	a->madt = acpi_xsdt_find(a->xsdt, "APIC");
 	a->mcfg = acpi_xsdt_find(a->xsdt, "MCFG");
 	if (a->fadt)
-		a->dsdt = acpi_table(rd_le(a->fadt + 140, 8), "DSDT");
+		a->dsdt = acpi_table(le_get(a->fadt + 140, 8), "DSDT");
 }
 
 /* SLP_TYPa from the DSDT's \_S5 package: "_S5_" PackageOp PkgLength
@@ -138,7 +129,7 @@ static inline void acpi_walk(const uint8_t *rsdp, struct acpi *a)
  * Zero/One or BytePrefix n. */
 static inline int acpi_s5_type(const uint8_t *dsdt)
 {
-	uint32_t len = (uint32_t)rd_le(dsdt + 4, 4);
+	uint32_t len = (uint32_t)le_get(dsdt + 4, 4);
 
 	for (uint32_t i = 36; i + 12 < len; i++) {
 		const uint8_t *p = dsdt + i, *el;
@@ -158,7 +149,7 @@ static inline int acpi_s5_type(const uint8_t *dsdt)
 static inline void acpi_s5_poweroff(const struct acpi *a)
 {
 	int typ = a->dsdt ? acpi_s5_type(a->dsdt) : -1;
-	uint32_t port = a->fadt ? (uint32_t)rd_le(a->fadt + 64, 4) : 0;
+	uint32_t port = a->fadt ? (uint32_t)le_get(a->fadt + 64, 4) : 0;
 
 	if (!check(typ >= 0 && typ < 8, "no usable \\_S5 in the DSDT") ||
 	    !check(port && port < 0x10000, "FADT PM1a_CNT_BLK 0x%x", port))
@@ -197,10 +188,10 @@ static inline void pci_write(const struct pci_cfg *c, uint16_t bdf,
 /* The ECAM base from MCFG (segment 0, start bus 0), or 0. */
 static inline uint64_t mcfg_ecam(const uint8_t *mcfg, unsigned int *last_bus)
 {
-	if (!mcfg || rd_le(mcfg + 4, 4) < 60)
+	if (!mcfg || le_get(mcfg + 4, 4) < 60)
 		return 0;
 	*last_bus = mcfg[55];
-	return rd_le(mcfg + 44, 8);
+	return le_get(mcfg + 44, 8);
 }
 
 /* End of RAM above 4 GiB from the memory map, 0 if none; low RAM end in

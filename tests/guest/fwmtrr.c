@@ -30,7 +30,7 @@
 #define MAX_APS		31		/* slots stay below 64 KiB */
 #define MAX_MSRS	(AP_SLOT_SIZE / 8)
 #define XEN_BAR1_SIZE	0x1000000ull
-#define ICR_LO		(LAYOUT_LAPIC_BASE + 0x300)
+#define ICR_LO		(ABI_LAPIC_BASE + 0x300)
 #define AP_TIMEOUT_TSC	(1ull << 33)
 
 /* Real mode, DS = 0: take a ticket, RDMSR each index of AP_LIST into the
@@ -109,7 +109,7 @@ static bool expected(const struct hvm_start_info *si, const struct expect *e,
 		c.nr_wb = 1;
 	}
 	*vcnt = c.vcnt < MTRR_MAX_VAR ? c.vcnt : MTRR_MAX_VAR;
-	rc = mtrr_layout_fit(&c, LAYOUT_IOAPIC_BASE, &l);
+	rc = mtrr_layout_fit(&c, ABI_IOAPIC_BASE, &l);
 	if (!check(rc == MTRR_OK, "expected layout: %s", mtrr_strerror(rc)))
 		return false;
 	gprintf("mtrr: expect default type %llu, %u of %u variable MTRRs\n",

@@ -65,13 +65,13 @@ static void check_start_info(const struct hvm_start_info *si,
  * at the control page. */
 static bool dsdt_claims_snapctl(const uint8_t *dsdt)
 {
-	uint32_t len = (uint32_t)rd_le(dsdt + 4, 4);
+	uint32_t len = (uint32_t)le_get(dsdt + 4, 4);
 
 	for (uint32_t i = 36; i + 4 <= len; i++) {
 		if (memcmp(dsdt + i, "SNAP", 4))
 			continue;
 		for (uint32_t j = i; j + 8 <= len && j < i + 64; j++)
-			if (rd_le(dsdt + j, 8) == LAYOUT_SNAPCTL_BASE)
+			if (le_get(dsdt + j, 8) == LAYOUT_SNAPCTL_BASE)
 				return true;
 	}
 	return false;
@@ -90,10 +90,10 @@ static void check_acpi(const struct acpi *a, const struct expect *e)
 	      a->mcfg ? "present with ecam=off" : "missing");
 	check(dsdt_claims_snapctl(a->dsdt), "DSDT: no SNAP device claiming "
 	      "the snapshot control page");
-	facs = (const uint8_t *)(uintptr_t)rd_le(a->fadt + 36, 4);
-	check(facs && !memcmp(facs, "FACS", 4) && rd_le(facs + 4, 4) >= 64 &&
+	facs = (const uint8_t *)(uintptr_t)le_get(a->fadt + 36, 4);
+	check(facs && !memcmp(facs, "FACS", 4) && le_get(facs + 4, 4) >= 64 &&
 	      !((uintptr_t)facs & 63), "FACS at %p", facs);
-	for (uint32_t off = 44; off + 2 <= rd_le(a->madt + 4, 4);) {
+	for (uint32_t off = 44; off + 2 <= le_get(a->madt + 4, 4);) {
 		const uint8_t *s = a->madt + off;
 
 		if (s[1] < 2)
@@ -101,14 +101,14 @@ static void check_acpi(const struct acpi *a, const struct expect *e)
 		if (s[0] == 0 && (s[4] & 1))
 			lapics++;
 		if (s[0] == 1)
-			ioapics += rd_le(s + 4, 4) == LAYOUT_IOAPIC_BASE;
+			ioapics += le_get(s + 4, 4) == ABI_IOAPIC_BASE;
 		off += s[1];
 	}
 	check(lapics == e->cpus, "MADT has %u enabled LAPICs, expected %u",
 	      lapics, e->cpus);
-	check(ioapics == 1, "MADT: %u IOAPICs at 0x%llx", ioapics,
-	      LAYOUT_IOAPIC_BASE);
-	check(rd_le(a->madt + 36, 4) == LAYOUT_LAPIC_BASE, "MADT LAPIC base");
+	check(ioapics == 1, "MADT: %u IOAPICs at 0x%x", ioapics,
+	      ABI_IOAPIC_BASE);
+	check(le_get(a->madt + 36, 4) == ABI_LAPIC_BASE, "MADT LAPIC base");
 	gprintf("acpi: RSDP %p, %u LAPIC(s), MCFG %s\n", a->rsdp, lapics,
 		a->mcfg ? "yes" : "no");
 }
@@ -123,7 +123,7 @@ static void check_smbios(void)
 	if (!check(!memcmp(ep, "_SM3_", 5) && ep[6] <= 32 &&
 		   byte_sum(ep, ep[6]) == 0, "no SMBIOS 3 entry at 0xF0000"))
 		return;
-	t = (const uint8_t *)(uintptr_t)rd_le(ep + 16, 8);
+	t = (const uint8_t *)(uintptr_t)le_get(ep + 16, 8);
 	if (!check((uintptr_t)t >= SCAN_START && (uintptr_t)t < SCAN_END &&
 		   t[0] == 0, "SMBIOS table at %p does not start with type 0",
 		   t))

@@ -549,8 +549,8 @@ static int hostile(const char *cl)
 
 static uint32_t ioapic_version(void)
 {
-	mmio_write32(LAYOUT_IOAPIC_BASE, 1);
-	return mmio_read32(LAYOUT_IOAPIC_BASE + 0x10);
+	mmio_write32(ABI_IOAPIC_BASE, 1);
+	return mmio_read32(ABI_IOAPIC_BASE + 0x10);
 }
 
 /* A RAM BAR over 0xfe000000-0xfeffffff covers the IOAPIC and the LAPIC;
@@ -558,7 +558,7 @@ static uint32_t ioapic_version(void)
  * The BAR's own page is touched first, as a guest using it would. */
 static int test_bar_over_apic(void)
 {
-	const uint64_t lapic_ver = LAYOUT_LAPIC_BASE + 0x30;
+	const uint64_t lapic_ver = ABI_LAPIC_BASE + 0x30;
 	uint32_t io = ioapic_version(), lapic = mmio_read32(lapic_ver);
 	uint32_t io2, lapic2;
 

@@ -41,7 +41,6 @@
 #include "lib/guest.h"
 #include "lib/pci_access.h"
 #include "lib/pci_xen.h"
-#include "firmware/lib/acpi_build.h"
 #include "vmm/layout.h"
 
 #define VEC_GP		13
@@ -85,18 +84,18 @@
 #define UART_SCR	0x3ffu
 #define SCR_VAL		0xa5u
 
-#define CMOS_INDEX	0x70
-#define CMOS_DATA	0x71
+#define CMOS_INDEX	ABI_RTC_PORT
+#define CMOS_DATA	(ABI_RTC_PORT + 1)
 #define CMOS_RAM_BYTE	0x40
 #define CMOS_VAL	0x5c
 #define RTC_YEAR	0x09
 #define RTC_B		0x0b
 #define RTC_CENTURY	0x32
-#define FW_CFG_SEL	0x510
-#define FW_CFG_DATA	0x511
-#define TESTDEV_PORT	0xe0
+#define FW_CFG_SEL	LAYOUT_FW_CFG_PORT
+#define FW_CFG_DATA	(LAYOUT_FW_CFG_PORT + 1)
+#define TESTDEV_PORT	LAYOUT_PC_TESTDEV_PORT
 #define TESTDEV_VAL	0xc0ffee11u
-#define TESTDEV_MEM	0xff000100ull
+#define TESTDEV_MEM	(LAYOUT_PC_TESTDEV_IOMEM + 0x100)
 #define TESTDEV_MEMVAL	0x600dcafeu
 #define PCI_TESTDEV	PCI_BDF(0, 4, 0)
 #define PCI_TESTDEV_ID	0x00051b36u
@@ -516,10 +515,10 @@ int payload_main(const struct hvm_start_info *si)
 	}
 	if (t.mib)
 		run_user(user_touch, &t);
-	pm0 = inl(ACPI_PM_TMR_PORT);
+	pm0 = inl(ABI_ACPI_PM_TMR_PORT);
 	gputs("snapshot: requesting\n");
 	run_user(user_compute, &u);
-	pm1 = inl(ACPI_PM_TMR_PORT);
+	pm1 = inl(ABI_ACPI_PM_TMR_PORT);
 	gprintf("snapshot: resumed, generation %u, status %u\n", u.gen_after,
 		mmio_read32(CTL_STATUS));
 	check(u.xmm_after == XMM_PATTERN, "XMM1 reads %#llx",

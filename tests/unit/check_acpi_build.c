@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "firmware/lib/acpi_build.h"
+#include "firmware/lib/le.h"
 #include "vmm/layout.h"
 
 #define BASE	0xe0000ull
@@ -18,8 +19,8 @@ static struct acpi_config cfg(uint32_t ncpus)
 {
 	struct acpi_config c = {
 		.ncpus = ncpus,
-		.lapic_base = LAYOUT_LAPIC_BASE,
-		.ioapic_base = LAYOUT_IOAPIC_BASE,
+		.lapic_base = ABI_LAPIC_BASE,
+		.ioapic_base = ABI_IOAPIC_BASE,
 		.ecam_base = LAYOUT_ECAM_BASE,
 		.ecam_buses = 64,
 		.pci_io_base = LAYOUT_PCI_IO_BASE,
@@ -29,10 +30,10 @@ static struct acpi_config cfg(uint32_t ncpus)
 		.pci64_base = 0x140000000ull,
 		.pci64_size = LAYOUT_PCI64_SIZE,
 		.prt_slots = ~0u,
-		.sci_irq = ACPI_SCI_IRQ,
-		.pm1a_evt_port = ACPI_PM1A_EVT_PORT,
-		.pm1a_cnt_port = ACPI_PM1A_CNT_PORT,
-		.pm_tmr_port = ACPI_PM_TMR_PORT,
+		.sci_irq = ABI_ACPI_SCI_IRQ,
+		.pm1a_evt_port = ABI_ACPI_PM1A_EVT_PORT,
+		.pm1a_cnt_port = ABI_ACPI_PM1A_CNT_PORT,
+		.pm_tmr_port = ABI_ACPI_PM_TMR_PORT,
 		.iapc_boot_arch = ACPI_BOOT_NO_VGA,
 	};
 	return c;
@@ -40,15 +41,6 @@ static struct acpi_config cfg(uint32_t ncpus)
 
 static uint8_t buf[BUFSZ];
 static size_t used;
-
-static uint64_t rd(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
 
 static uint8_t sum(const uint8_t *p, size_t n)
 {
@@ -79,7 +71,7 @@ static const uint8_t *table(uint64_t gpa, const char *sig)
 	ck_assert_uint_ge(gpa, BASE);
 	ck_assert_uint_le(gpa + 36, BASE + used);
 	t = buf + (gpa - BASE);
-	len = (uint32_t)rd(t + 4, 4);
+	len = (uint32_t)le_get(t + 4, 4);
 	ck_assert_msg(memcmp(t, sig, 4) == 0, "want %s, got %.4s", sig, t);
 	ck_assert_uint_ge(len, 36);
 	ck_assert_uint_le(gpa + len, BASE + used);
@@ -90,10 +82,10 @@ static const uint8_t *table(uint64_t gpa, const char *sig)
 static const uint8_t *xsdt_entry(uint64_t rsdp, int i, const char *sig)
 {
 	const uint8_t *r = buf + (rsdp - BASE);
-	const uint8_t *x = table(rd(r + 24, 8), "XSDT");
+	const uint8_t *x = table(le_get(r + 24, 8), "XSDT");
 
-	ck_assert_uint_eq(rd(x + 4, 4), 36 + 8 * 3);
-	return table(rd(x + 36 + 8 * i, 8), sig);
+	ck_assert_uint_eq(le_get(x + 4, 4), 36 + 8 * 3);
+	return table(le_get(x + 36 + 8 * i, 8), sig);
 }
 
 START_TEST(test_rsdp_xsdt)
@@ -106,7 +98,7 @@ START_TEST(test_rsdp_xsdt)
 	ck_assert_mem_eq(r, "RSD PTR ", 8);
 	ck_assert_uint_eq(sum(r, 20), 0);
 	ck_assert_uint_eq(r[15], 2);
-	ck_assert_uint_eq(rd(r + 20, 4), 36);
+	ck_assert_uint_eq(le_get(r + 20, 4), 36);
 	ck_assert_uint_eq(sum(r, 36), 0);
 	xsdt_entry(rsdp, 0, "FACP");
 	xsdt_entry(rsdp, 1, "APIC");
@@ -118,26 +110,26 @@ START_TEST(test_fadt)
 {
 	struct acpi_config c = cfg(2);
 	const uint8_t *f = xsdt_entry(build(&c), 0, "FACP");
-	uint64_t facs = rd(f + 36, 4);
+	uint64_t facs = le_get(f + 36, 4);
 	const uint8_t *fs = buf + (facs - BASE);
 
-	ck_assert_uint_eq(rd(f + 4, 4), 276);
+	ck_assert_uint_eq(le_get(f + 4, 4), 276);
 	ck_assert_uint_eq(f[8], 6);
-	ck_assert_uint_eq(rd(f + 40, 4), rd(f + 140, 8));	/* DSDT */
-	table(rd(f + 140, 8), "DSDT");
+	ck_assert_uint_eq(le_get(f + 40, 4), le_get(f + 140, 8)); /* DSDT */
+	table(le_get(f + 140, 8), "DSDT");
 	ck_assert_uint_eq(facs % 64, 0);
 	ck_assert_mem_eq(fs, "FACS", 4);
-	ck_assert_uint_eq(rd(fs + 4, 4), 64);
-	ck_assert_uint_eq(rd(f + 46, 2), ACPI_SCI_IRQ);
-	ck_assert_uint_eq(rd(f + 48, 4), 0);			/* SMI_CMD */
-	ck_assert_uint_eq(rd(f + 56, 4), ACPI_PM1A_EVT_PORT);
-	ck_assert_uint_eq(rd(f + 64, 4), ACPI_PM1A_CNT_PORT);
-	ck_assert_uint_eq(rd(f + 76, 4), ACPI_PM_TMR_PORT);
-	ck_assert_uint_eq(rd(f + 152, 8), ACPI_PM1A_EVT_PORT);	/* X_ */
-	ck_assert_uint_eq(rd(f + 176, 8), ACPI_PM1A_CNT_PORT);
-	ck_assert_uint_eq(rd(f + 212, 8), ACPI_PM_TMR_PORT);
-	ck_assert_uint_eq(rd(f + 109, 2), ACPI_BOOT_NO_VGA);
-	ck_assert_uint_eq(rd(f + 112, 4) & (1u << 20), 0);	/* !HW_REDUCED */
+	ck_assert_uint_eq(le_get(fs + 4, 4), 64);
+	ck_assert_uint_eq(le_get(f + 46, 2), ABI_ACPI_SCI_IRQ);
+	ck_assert_uint_eq(le_get(f + 48, 4), 0);		/* SMI_CMD */
+	ck_assert_uint_eq(le_get(f + 56, 4), ABI_ACPI_PM1A_EVT_PORT);
+	ck_assert_uint_eq(le_get(f + 64, 4), ABI_ACPI_PM1A_CNT_PORT);
+	ck_assert_uint_eq(le_get(f + 76, 4), ABI_ACPI_PM_TMR_PORT);
+	ck_assert_uint_eq(le_get(f + 152, 8), ABI_ACPI_PM1A_EVT_PORT);	/* X_ */
+	ck_assert_uint_eq(le_get(f + 176, 8), ABI_ACPI_PM1A_CNT_PORT);
+	ck_assert_uint_eq(le_get(f + 212, 8), ABI_ACPI_PM_TMR_PORT);
+	ck_assert_uint_eq(le_get(f + 109, 2), ACPI_BOOT_NO_VGA);
+	ck_assert_uint_eq(le_get(f + 112, 4) & (1u << 20), 0); /* !HW_REDUCED */
 }
 END_TEST
 
@@ -147,28 +139,28 @@ static void check_madt(uint32_t n)
 {
 	struct acpi_config c = cfg(n);
 	const uint8_t *m = xsdt_entry(build(&c), 1, "APIC");
-	const uint8_t *e = m + 44, *end = m + rd(m + 4, 4);
+	const uint8_t *e = m + 44, *end = m + le_get(m + 4, 4);
 	uint32_t lapics = 0, ioapics = 0, isos = 0;
 
-	ck_assert_uint_eq(rd(m + 36, 4), LAYOUT_LAPIC_BASE);
-	ck_assert_uint_eq(rd(m + 40, 4), 1);
+	ck_assert_uint_eq(le_get(m + 36, 4), ABI_LAPIC_BASE);
+	ck_assert_uint_eq(le_get(m + 40, 4), 1);
 	for (; e < end; e += e[1]) {
 		ck_assert_uint_ge(e[1], 2);
 		ck_assert(e + e[1] <= end);
 		if (e[0] == 0) {
 			ck_assert_uint_eq(e[3], lapics);
-			ck_assert_uint_eq(rd(e + 4, 4), 1);
+			ck_assert_uint_eq(le_get(e + 4, 4), 1);
 			lapics++;
 		} else if (e[0] == 1) {
-			ck_assert_uint_eq(rd(e + 4, 4), LAYOUT_IOAPIC_BASE);
-			ck_assert_uint_eq(rd(e + 8, 4), 0);
+			ck_assert_uint_eq(le_get(e + 4, 4), ABI_IOAPIC_BASE);
+			ck_assert_uint_eq(le_get(e + 8, 4), 0);
 			ioapics++;
 		} else if (e[0] == 2 && e[3] == 0) {
-			ck_assert_uint_eq(rd(e + 4, 4), 2);
+			ck_assert_uint_eq(le_get(e + 4, 4), 2);
 			isos++;
-		} else if (e[0] == 2 && e[3] == ACPI_SCI_IRQ) {
-			ck_assert_uint_eq(rd(e + 4, 4), ACPI_SCI_IRQ);
-			ck_assert_uint_eq(rd(e + 8, 2), 0x000d);
+		} else if (e[0] == 2 && e[3] == ABI_ACPI_SCI_IRQ) {
+			ck_assert_uint_eq(le_get(e + 4, 4), ABI_ACPI_SCI_IRQ);
+			ck_assert_uint_eq(le_get(e + 8, 2), 0x000d);
 			isos++;
 		} else {
 			ck_abort_msg("unexpected MADT entry type %u", e[0]);
@@ -193,10 +185,10 @@ START_TEST(test_mcfg)
 		c.ecam_buses = buses[i];
 		const uint8_t *m = xsdt_entry(build(&c), 2, "MCFG");
 
-		ck_assert_uint_eq(rd(m + 4, 4), 60);
+		ck_assert_uint_eq(le_get(m + 4, 4), 60);
 		ck_assert_uint_eq(m[8], 1);
-		ck_assert_uint_eq(rd(m + 44, 8), LAYOUT_ECAM_BASE);
-		ck_assert_uint_eq(rd(m + 52, 2), 0);
+		ck_assert_uint_eq(le_get(m + 44, 8), LAYOUT_ECAM_BASE);
+		ck_assert_uint_eq(le_get(m + 52, 2), 0);
 		ck_assert_uint_eq(m[54], 0);
 		ck_assert_uint_eq(m[55], buses[i] - 1);
 	}
@@ -212,12 +204,12 @@ static uint64_t aml_int_at(const uint8_t **pp)
 
 	ck_assert_msg(n || p[0] <= 1, "not an integer: 0x%02x", p[0]);
 	*pp = p + 1 + n;
-	return n ? rd(p + 1, n) : p[0];
+	return n ? le_get(p + 1, n) : p[0];
 }
 
 static const uint8_t *find(const uint8_t *t, const char *s)
 {
-	size_t len = rd(t + 4, 4), n = strlen(s);
+	size_t len = le_get(t + 4, 4), n = strlen(s);
 
 	for (size_t i = 36; i + n <= len; i++)
 		if (memcmp(t + i, s, n) == 0)
@@ -229,7 +221,7 @@ static const uint8_t *dsdt_of(const struct acpi_config *c)
 {
 	const uint8_t *f = xsdt_entry(build(c), 0, "FACP");
 
-	return table(rd(f + 140, 8), "DSDT");
+	return table(le_get(f + 140, 8), "DSDT");
 }
 
 /* _PRT has 4 entries per selected slot with the documented swizzle. */
@@ -290,7 +282,7 @@ START_TEST(test_dsdt_shape)
 	ck_assert_uint_eq(*p, 0x10);			/* ScopeOp */
 	pkglen = (p[1] & 0x0f) | p[2] << 4 | p[3] << 12;
 	ck_assert_uint_eq(p[1] >> 6, 2);
-	ck_assert_uint_eq(p + 1 + pkglen - d, rd(d + 4, 4));
+	ck_assert_uint_eq(p + 1 + pkglen - d, le_get(d + 4, 4));
 	ck_assert_mem_eq(p + 4, "\\_SB_", 5);
 	ck_assert_ptr_nonnull(find(d, "PCI0"));
 	ck_assert_ptr_nonnull(find(d, "ECAM"));
@@ -318,11 +310,11 @@ START_TEST(test_no_ecam)
 	c.ecam_base = 0x1234;
 	rsdp = build(&c);
 	r = buf + (rsdp - BASE);
-	x = table(rd(r + 24, 8), "XSDT");
-	ck_assert_uint_eq(rd(x + 4, 4), 36 + 8 * 2);
-	f = table(rd(x + 36, 8), "FACP");
-	table(rd(x + 44, 8), "APIC");
-	d = table(rd(f + 140, 8), "DSDT");
+	x = table(le_get(r + 24, 8), "XSDT");
+	ck_assert_uint_eq(le_get(x + 4, 4), 36 + 8 * 2);
+	f = table(le_get(x + 36, 8), "FACP");
+	table(le_get(x + 44, 8), "APIC");
+	d = table(le_get(f + 140, 8), "DSDT");
 	ck_assert_ptr_nonnull(find(d, "PCI0"));
 	ck_assert_ptr_nonnull(find(d, "_CRS"));
 	ck_assert_ptr_null(find(d, "_CBA"));

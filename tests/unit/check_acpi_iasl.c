@@ -19,21 +19,13 @@
 #include <string.h>
 
 #include "firmware/lib/acpi_build.h"
+#include "firmware/lib/le.h"
 #include "vmm/layout.h"
 
 #define BASE	0xe0000ull
 
 static uint8_t buf[0x20000];
 static char dir[64];
-
-static uint64_t rd(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
 
 static int run(const char *cmd, const char *log)
 {
@@ -101,7 +93,7 @@ static void put_table(const char *name, uint64_t gpa)
 {
 	const uint8_t *t = buf + (gpa - BASE);
 
-	put_file(name, t, rd(t + 4, 4));
+	put_file(name, t, le_get(t + 4, 4));
 }
 
 /* Disassemble; for data tables, recompile and compare with the input. */
@@ -139,14 +131,14 @@ static void check_with_acpica(const struct acpi_config *c, unsigned int nprt)
 			 ACPI_OK);
 	snprintf(dir, sizeof(dir), "/tmp/check_acpi_iasl.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	x = buf + (rd(buf + (rsdp - BASE) + 24, 8) - BASE);
-	f = buf + (rd(x + 36, 8) - BASE);
-	put_table("xsdt.dat", rd(buf + (rsdp - BASE) + 24, 8));
-	put_table("facp.dat", rd(x + 36, 8));
-	put_table("apic.dat", rd(x + 44, 8));
-	put_table("mcfg.dat", rd(x + 52, 8));
-	put_table("dsdt.dat", rd(f + 140, 8));
-	put_file("facs.dat", buf + (rd(f + 36, 4) - BASE), 64);
+	x = buf + (le_get(buf + (rsdp - BASE) + 24, 8) - BASE);
+	f = buf + (le_get(x + 36, 8) - BASE);
+	put_table("xsdt.dat", le_get(buf + (rsdp - BASE) + 24, 8));
+	put_table("facp.dat", le_get(x + 36, 8));
+	put_table("apic.dat", le_get(x + 44, 8));
+	put_table("mcfg.dat", le_get(x + 52, 8));
+	put_table("dsdt.dat", le_get(f + 140, 8));
+	put_file("facs.dat", buf + (le_get(f + 36, 4) - BASE), 64);
 	roundtrip("xsdt", 1);
 	roundtrip("facp", 1);
 	roundtrip("facs", 1);
@@ -179,8 +171,8 @@ static struct acpi_config cfg(uint32_t ncpus)
 {
 	struct acpi_config c = {
 		.ncpus = ncpus,
-		.lapic_base = LAYOUT_LAPIC_BASE,
-		.ioapic_base = LAYOUT_IOAPIC_BASE,
+		.lapic_base = ABI_LAPIC_BASE,
+		.ioapic_base = ABI_IOAPIC_BASE,
 		.ecam_base = LAYOUT_ECAM_BASE,
 		.ecam_buses = LAYOUT_ECAM_MAX_BUSES,
 		.pci_io_base = LAYOUT_PCI_IO_BASE,
@@ -190,10 +182,10 @@ static struct acpi_config cfg(uint32_t ncpus)
 		.pci64_base = 0x140000000ull,
 		.pci64_size = LAYOUT_PCI64_SIZE,
 		.prt_slots = ~0u,
-		.sci_irq = ACPI_SCI_IRQ,
-		.pm1a_evt_port = ACPI_PM1A_EVT_PORT,
-		.pm1a_cnt_port = ACPI_PM1A_CNT_PORT,
-		.pm_tmr_port = ACPI_PM_TMR_PORT,
+		.sci_irq = ABI_ACPI_SCI_IRQ,
+		.pm1a_evt_port = ABI_ACPI_PM1A_EVT_PORT,
+		.pm1a_cnt_port = ABI_ACPI_PM1A_CNT_PORT,
+		.pm_tmr_port = ABI_ACPI_PM_TMR_PORT,
 		.snapctl_base = LAYOUT_SNAPCTL_BASE,
 		.snapctl_size = LAYOUT_SNAPCTL_SIZE,
 	};

@@ -5,6 +5,7 @@
  * values are split into the ext_ fields, and the limits are enforced. */
 #include "tests/unit/unit.h"
 #include "firmware/lib/boot_params.h"
+#include "firmware/lib/le.h"
 
 static uint8_t bp[BOOT_PARAMS_SIZE];
 static uint8_t hdr[0x7b];	/* 0x1f1 .. 0x26c, as in Linux 6.1 */
@@ -17,17 +18,6 @@ static const struct e820_entry map[] = {
 	{ 0xe0000000, 0x100000, E820_RESERVED, 0 },
 	{ 0x100000000ull, 0x40000000, E820_RAM, 0 },
 };
-
-static uint32_t rd32(unsigned int off)
-{
-	return (uint32_t)bp[off] | (uint32_t)bp[off + 1] << 8 |
-	       (uint32_t)bp[off + 2] << 16 | (uint32_t)bp[off + 3] << 24;
-}
-
-static uint64_t rd64(unsigned int off)
-{
-	return rd32(off) | (uint64_t)rd32(off + 4) << 32;
-}
 
 static struct boot_params_in input(void)
 {
@@ -60,25 +50,25 @@ START_TEST(fields)
 	ck_assert_mem_eq(bp + 0x1f1, hdr, 0x210 - 0x1f1);
 	ck_assert_uint_eq(bp[0x210], 0xff);		/* type_of_loader */
 	ck_assert_mem_eq(bp + 0x211, hdr + 0x211 - 0x1f1, 0x218 - 0x211);
-	ck_assert_uint_eq(rd32(0x218), 0x7f000000);	/* ramdisk_image */
-	ck_assert_uint_eq(rd32(0x21c), 0x123456);	/* ramdisk_size */
-	ck_assert_uint_eq(rd32(0x228), 0x21000);	/* cmd_line_ptr */
-	ck_assert_uint_eq(rd32(0x0c0), 0);		/* ext_ fields */
-	ck_assert_uint_eq(rd32(0x0c4), 0);
-	ck_assert_uint_eq(rd32(0x0c8), 0);
-	ck_assert_uint_eq(rd32(0x238), 2047);		/* kept */
+	ck_assert_uint_eq(le32_get(bp + 0x218), 0x7f000000); /* ramdisk_image */
+	ck_assert_uint_eq(le32_get(bp + 0x21c), 0x123456); /* ramdisk_size */
+	ck_assert_uint_eq(le32_get(bp + 0x228), 0x21000); /* cmd_line_ptr */
+	ck_assert_uint_eq(le32_get(bp + 0x0c0), 0);	/* ext_ fields */
+	ck_assert_uint_eq(le32_get(bp + 0x0c4), 0);
+	ck_assert_uint_eq(le32_get(bp + 0x0c8), 0);
+	ck_assert_uint_eq(le32_get(bp + 0x238), 2047);		/* kept */
 	ck_assert_mem_eq(bp + 0x22c, hdr + 0x22c - 0x1f1, 0x26c - 0x22c);
-	ck_assert_uint_eq(rd64(0x070), 0xe0000);	/* acpi_rsdp_addr */
+	ck_assert_uint_eq(le64_get(bp + 0x070), 0xe0000); /* acpi_rsdp_addr */
 	/* e820 */
 	ck_assert_uint_eq(bp[0x1e8], 6);
 	for (unsigned int i = 0; i < 6; i++) {
 		unsigned int e = 0x2d0 + i * 20;
 
-		ck_assert_uint_eq(rd64(e), map[i].addr);
-		ck_assert_uint_eq(rd64(e + 8), map[i].size);
-		ck_assert_uint_eq(rd32(e + 16), map[i].type);
+		ck_assert_uint_eq(le64_get(bp + e), map[i].addr);
+		ck_assert_uint_eq(le64_get(bp + e + 8), map[i].size);
+		ck_assert_uint_eq(le32_get(bp + e + 16), map[i].type);
 	}
-	ck_assert_uint_eq(rd64(0x2d0 + 6 * 20), 0);
+	ck_assert_uint_eq(le64_get(bp + 0x2d0 + 6 * 20), 0);
 }
 END_TEST
 
@@ -91,18 +81,18 @@ START_TEST(high_addresses)
 	in.cmdline_addr = 0x123456789ull;
 	in.rsdp = 0;
 	ck_assert_int_eq(boot_params_build(bp, &in), 0);
-	ck_assert_uint_eq(rd32(0x218), 0x40000000);
-	ck_assert_uint_eq(rd32(0x0c0), 1);
-	ck_assert_uint_eq(rd32(0x21c), 1);
-	ck_assert_uint_eq(rd32(0x0c4), 1);
-	ck_assert_uint_eq(rd32(0x228), 0x23456789);
-	ck_assert_uint_eq(rd32(0x0c8), 1);
-	ck_assert_uint_eq(rd64(0x070), 0);
+	ck_assert_uint_eq(le32_get(bp + 0x218), 0x40000000);
+	ck_assert_uint_eq(le32_get(bp + 0x0c0), 1);
+	ck_assert_uint_eq(le32_get(bp + 0x21c), 1);
+	ck_assert_uint_eq(le32_get(bp + 0x0c4), 1);
+	ck_assert_uint_eq(le32_get(bp + 0x228), 0x23456789);
+	ck_assert_uint_eq(le32_get(bp + 0x0c8), 1);
+	ck_assert_uint_eq(le64_get(bp + 0x070), 0);
 	/* No initrd: the fields stay zero. */
 	in.initrd_size = 0;
 	ck_assert_int_eq(boot_params_build(bp, &in), 0);
-	ck_assert_uint_eq(rd32(0x218), 0);
-	ck_assert_uint_eq(rd32(0x21c), 0);
+	ck_assert_uint_eq(le32_get(bp + 0x218), 0);
+	ck_assert_uint_eq(le32_get(bp + 0x21c), 0);
 }
 END_TEST
 
@@ -139,7 +129,7 @@ START_TEST(limits)
 	ck_assert_uint_eq(bp[0x1e8], BP_E820_MAX);
 	/* The last entry ends right where edd_mbr_sig_buffer would not be
 	 * touched: 0x2d0 + 128 * 20 = 0xcd0. */
-	ck_assert_uint_eq(rd64(0x2d0 + 127 * 20), 127 * 0x2000ull);
+	ck_assert_uint_eq(le64_get(bp + 0x2d0 + 127 * 20), 127 * 0x2000ull);
 	ck_assert_uint_eq(bp[0xcd0], 0);
 }
 END_TEST

@@ -5,6 +5,7 @@
  * pref_address, cmdline_size, initrd_addr_max); then kernel and initrd
  * placement against RAM limits. */
 #include "tests/unit/unit.h"
+#include "firmware/lib/le.h"
 #include "vmm/boot/bzimage.h"
 
 #define SETUP_SECTS	3
@@ -16,44 +17,26 @@ static uint8_t img[IMG_LEN + 512];
 static struct bzimage bz;
 static char err[BZIMAGE_ERR_MAX];
 
-static void put16(size_t off, uint16_t v)
-{
-	img[off] = (uint8_t)v;
-	img[off + 1] = (uint8_t)(v >> 8);
-}
-
-static void put32(size_t off, uint32_t v)
-{
-	put16(off, (uint16_t)v);
-	put16(off + 2, (uint16_t)(v >> 16));
-}
-
-static void put64(size_t off, uint64_t v)
-{
-	put32(off, (uint32_t)v);
-	put32(off + 4, (uint32_t)(v >> 32));
-}
-
 /* Linux 6.1's values, scaled down. */
 static void build(void)
 {
 	memset(img, 0, sizeof(img));
 	img[BZ_SETUP_SECTS] = SETUP_SECTS;
-	put32(BZ_SYSSIZE, KSIZE / 16);
-	put16(BZ_BOOT_FLAG, 0xaa55);
+	le32_put(img + BZ_SYSSIZE, KSIZE / 16);
+	le16_put(img + BZ_BOOT_FLAG, 0xaa55);
 	img[BZ_JUMP] = 0xeb;
 	img[BZ_JUMP + 1] = 0x6a;		/* header ends at 0x26c */
 	memcpy(img + BZ_HEADER, "HdrS", 4);
-	put16(BZ_VERSION, 0x020f);
+	le16_put(img + BZ_VERSION, 0x020f);
 	img[BZ_LOADFLAGS] = 0x01;
-	put32(BZ_INITRD_ADDR_MAX, 0x7fffffff);
-	put32(BZ_KERNEL_ALIGNMENT, 0x200000);
+	le32_put(img + BZ_INITRD_ADDR_MAX, 0x7fffffff);
+	le32_put(img + BZ_KERNEL_ALIGNMENT, 0x200000);
 	img[BZ_RELOCATABLE] = 1;
 	img[BZ_MIN_ALIGNMENT] = 21;
-	put16(BZ_XLOADFLAGS, 0x7f);
-	put32(BZ_CMDLINE_SIZE, 2047);
-	put64(BZ_PREF_ADDRESS, 0x1000000);
-	put32(BZ_INIT_SIZE, 0x3000000);
+	le16_put(img + BZ_XLOADFLAGS, 0x7f);
+	le32_put(img + BZ_CMDLINE_SIZE, 2047);
+	le64_put(img + BZ_PREF_ADDRESS, 0x1000000);
+	le32_put(img + BZ_INIT_SIZE, 0x3000000);
 	for (size_t i = KOFF; i < IMG_LEN; i++)
 		img[i] = (uint8_t)(i * 13);
 }
@@ -88,7 +71,7 @@ START_TEST(valid)
 	ck_assert_mem_eq(bz.hdr, img + 0x1f1, bz.hdr_len);
 	/* setup_sects 0 means 4. */
 	img[BZ_SETUP_SECTS] = 0;
-	put32(BZ_SYSSIZE, (KSIZE - 512) / 16);
+	le32_put(img + BZ_SYSSIZE, (KSIZE - 512) / 16);
 	ck_assert_int_eq(parse(IMG_LEN), 0);
 	ck_assert_uint_eq(bz.kernel_offset, 5 * 512);
 	ck_assert_uint_eq(bz.kernel_size, IMG_LEN - 5 * 512);
@@ -102,7 +85,7 @@ START_TEST(not_a_bzimage)
 	ck_assert(!bzimage_probe(img, IMG_LEN));
 	expect_error(IMG_LEN, "not a bzImage");
 	build();
-	put16(BZ_BOOT_FLAG, 0x55aa);
+	le16_put(img + BZ_BOOT_FLAG, 0x55aa);
 	expect_error(IMG_LEN, "not a bzImage");
 	build();
 	expect_error(0x100, "not a bzImage");		/* before HdrS */
@@ -117,7 +100,7 @@ END_TEST
 START_TEST(old_or_odd_header)
 {
 	build();
-	put16(BZ_VERSION, 0x020b);
+	le16_put(img + BZ_VERSION, 0x020b);
 	expect_error(IMG_LEN, "older than 2.12");
 	build();
 	img[BZ_JUMP] = 0xe9;
@@ -142,7 +125,7 @@ START_TEST(truncated_kernel)
 	expect_error(KOFF, "truncated");
 	expect_error(KOFF - 100, "truncated");
 	/* syssize 0 is no kernel. */
-	put32(BZ_SYSSIZE, 0);
+	le32_put(img + BZ_SYSSIZE, 0);
 	expect_error(IMG_LEN, "truncated");
 	/* Trailing bytes are fine (and loaded). */
 	build();
@@ -154,31 +137,31 @@ END_TEST
 START_TEST(fields)
 {
 	build();
-	put16(BZ_XLOADFLAGS, 0x7e);
+	le16_put(img + BZ_XLOADFLAGS, 0x7e);
 	expect_error(IMG_LEN, "XLF_KERNEL_64");
 	build();
-	put32(BZ_KERNEL_ALIGNMENT, 0x300000);
+	le32_put(img + BZ_KERNEL_ALIGNMENT, 0x300000);
 	expect_error(IMG_LEN, "kernel_alignment");
 	build();
-	put32(BZ_KERNEL_ALIGNMENT, 0);
+	le32_put(img + BZ_KERNEL_ALIGNMENT, 0);
 	expect_error(IMG_LEN, "kernel_alignment");
 	build();
-	put32(BZ_INIT_SIZE, KSIZE - 1);
+	le32_put(img + BZ_INIT_SIZE, KSIZE - 1);
 	expect_error(IMG_LEN, "init_size");
 	build();
-	put64(BZ_PREF_ADDRESS, 0);
+	le64_put(img + BZ_PREF_ADDRESS, 0);
 	expect_error(IMG_LEN, "pref_address");
 	build();
-	put64(BZ_PREF_ADDRESS, 0x1000010);
+	le64_put(img + BZ_PREF_ADDRESS, 0x1000010);
 	expect_error(IMG_LEN, "pref_address");
 	build();
-	put64(BZ_PREF_ADDRESS, ~0ull - 0xfff);
+	le64_put(img + BZ_PREF_ADDRESS, ~0ull - 0xfff);
 	expect_error(IMG_LEN, "pref_address");
 	build();
-	put32(BZ_CMDLINE_SIZE, 0);
+	le32_put(img + BZ_CMDLINE_SIZE, 0);
 	expect_error(IMG_LEN, "cmdline_size");
 	build();
-	put32(BZ_INITRD_ADDR_MAX, 0);
+	le32_put(img + BZ_INITRD_ADDR_MAX, 0);
 	expect_error(IMG_LEN, "initrd_addr_max");
 }
 END_TEST

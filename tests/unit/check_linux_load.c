@@ -6,6 +6,7 @@
  * parameters and is checked against cmdline_size; and each bad input
  * fails with one line. */
 #include "tests/unit/unit.h"
+#include "firmware/lib/le.h"
 #include "vmm/boot/bzimage.h"
 #include "vmm/layout.h"
 #include "vmm/boot/linux.h"
@@ -23,17 +24,11 @@ static struct payload p;
 static struct host host;	/* PVM unless a test says otherwise */
 static char kpath[PATH_MAX], ipath[PATH_MAX];
 
-static void put32(size_t off, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		img[off + i] = (uint8_t)(v >> (8 * i));
-}
-
 static void build(uint32_t cmdline_size)
 {
 	memset(img, 0, sizeof(img));
 	img[BZ_SETUP_SECTS] = SECTS;
-	put32(BZ_SYSSIZE, KSIZE / 16);
+	le32_put(img + BZ_SYSSIZE, KSIZE / 16);
 	img[BZ_BOOT_FLAG] = 0x55;
 	img[BZ_BOOT_FLAG + 1] = 0xaa;
 	img[BZ_JUMP] = 0xeb;
@@ -41,13 +36,13 @@ static void build(uint32_t cmdline_size)
 	memcpy(img + BZ_HEADER, "HdrS", 4);
 	img[BZ_VERSION] = 0x0f;
 	img[BZ_VERSION + 1] = 0x02;
-	put32(BZ_INITRD_ADDR_MAX, 0x7fffffff);
-	put32(BZ_KERNEL_ALIGNMENT, 0x200000);
+	le32_put(img + BZ_INITRD_ADDR_MAX, 0x7fffffff);
+	le32_put(img + BZ_KERNEL_ALIGNMENT, 0x200000);
 	img[BZ_RELOCATABLE] = 1;
 	img[BZ_XLOADFLAGS] = 0x03;
-	put32(BZ_CMDLINE_SIZE, cmdline_size);
-	put32(BZ_PREF_ADDRESS, 0x1000000);
-	put32(BZ_INIT_SIZE, INIT_SIZE);
+	le32_put(img + BZ_CMDLINE_SIZE, cmdline_size);
+	le32_put(img + BZ_PREF_ADDRESS, 0x1000000);
+	le32_put(img + BZ_INIT_SIZE, INIT_SIZE);
 	for (size_t i = KOFF; i < sizeof(img); i++)
 		img[i] = (uint8_t)(i * 29 + 1);
 	tmpfile_with(kpath, img, sizeof(img));
@@ -221,7 +216,7 @@ START_TEST(bad_kernels)
 	assert_one_line(err, "--kernel", "neither");
 	/* 64 MiB of RAM and a kernel needing 80 MiB from 16 MiB. */
 	build(2047);
-	put32(BZ_INIT_SIZE, 80 * MiB);
+	le32_put(img + BZ_INIT_SIZE, 80 * MiB);
 	unlink(kpath);
 	tmpfile_with(kpath, img, sizeof(img));
 	ck_assert_int_eq(load(&err), -1);

@@ -5,6 +5,7 @@
  * address fields (flag 16), payload_load's detection order and command
  * line; and every hostile header refused with one line. */
 #include "tests/unit/unit.h"
+#include "firmware/lib/le.h"
 #include "vmm/boot/linux.h"
 #include "vmm/boot/multiboot.h"
 #include "vmm/host.h"
@@ -25,12 +26,6 @@ static size_t data_off[PAYLOAD_LOW_MAX + 2];
 static struct gmem mem;
 static char path[PATH_MAX];
 
-static void put32(size_t off, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		img[off + i] = (uint8_t)(v >> 8 * i);
-}
-
 static uint8_t pattern(int seg, uint32_t i)
 {
 	return (uint8_t)(seg * 37 + i * 11 + 3);
@@ -38,9 +33,9 @@ static uint8_t pattern(int seg, uint32_t i)
 
 static void mb_header(size_t off, uint32_t flags)
 {
-	put32(off, MB_HEADER_MAGIC);
-	put32(off + 4, flags);
-	put32(off + 8, 0u - (MB_HEADER_MAGIC + flags));
+	le32_put(img + off, MB_HEADER_MAGIC);
+	le32_put(img + off + 4, flags);
+	le32_put(img + off + 8, 0u - (MB_HEADER_MAGIC + flags));
 }
 
 /* An ELF32 (EM_386) image: ehdr, phdrs, the multiboot header at HDR_OFF,
@@ -148,16 +143,16 @@ START_TEST(probe)
 {
 	build_elf(flat, 2, 0x4000bc, 0);
 	ck_assert(multiboot_probe(img, img_len));
-	put32(HDR_OFF, 0);
+	le32_put(img + HDR_OFF, 0);
 	ck_assert(!multiboot_probe(img, img_len));
 	/* 4-byte aligned within the first 8 KiB only */
 	memset(img, 0, sizeof(img));
-	put32(8192, MB_HEADER_MAGIC);
+	le32_put(img + 8192, MB_HEADER_MAGIC);
 	ck_assert(!multiboot_probe(img, sizeof(img)));
-	put32(8188 - 8, MB_HEADER_MAGIC);
+	le32_put(img + 8188 - 8, MB_HEADER_MAGIC);
 	ck_assert(multiboot_probe(img, sizeof(img)));
-	put32(8188 - 8, 0);
-	put32(101, MB_HEADER_MAGIC);
+	le32_put(img + 8188 - 8, 0);
+	le32_put(img + 101, MB_HEADER_MAGIC);
 	ck_assert(!multiboot_probe(img, sizeof(img)));
 	ck_assert(!multiboot_probe(img, 3));
 }
@@ -245,11 +240,11 @@ START_TEST(header_addresses)
 	for (size_t i = 0; i < img_len; i++)
 		img[i] = pattern(0, (uint32_t)i);
 	mb_header(0x40, MB_FLAG_ADDRESSES | MB_FLAG_PAGE_ALIGN);
-	put32(0x4c, 0x100040);			/* header_addr */
-	put32(0x50, 0x100000);			/* load_addr */
-	put32(0x54, 0);				/* load_end: whole file */
-	put32(0x58, 0x103000);			/* bss_end */
-	put32(0x5c, 0x100080);			/* entry */
+	le32_put(img + 0x4c, 0x100040);			/* header_addr */
+	le32_put(img + 0x50, 0x100000);			/* load_addr */
+	le32_put(img + 0x54, 0);		/* load_end: whole file */
+	le32_put(img + 0x58, 0x103000);			/* bss_end */
+	le32_put(img + 0x5c, 0x100080);			/* entry */
 	ck_assert_int_eq(parse(&m, err), 0);
 	ck_assert_int_eq(m.nseg, 1);
 	ck_assert_uint_eq(m.seg[0].filesz, 0x1000);
@@ -261,7 +256,7 @@ START_TEST(header_addresses)
 	ck_assert_uint_eq(g[0x100], pattern(0, 0x100));
 	ck_assert_uint_eq(g[0x2fff], 0);
 	/* load_end inside the file */
-	put32(0x54, 0x100800);
+	le32_put(img + 0x54, 0x100800);
 	ck_assert_int_eq(parse(&m, err), 0);
 	ck_assert_uint_eq(m.seg[0].filesz, 0x800);
 }
@@ -270,7 +265,7 @@ END_TEST
 START_TEST(hostile_headers)
 {
 	build_elf(flat, 2, 0x4000bc, 0);
-	put32(HDR_OFF + 8, 0);
+	le32_put(img + HDR_OFF + 8, 0);
 	parse_fails("bad checksum");
 	build_elf(flat, 2, 0x4000bc, MB_FLAG_VIDEO);
 	parse_fails("video mode");
@@ -283,16 +278,16 @@ START_TEST(hostile_headers)
 	img_len = HDR_OFF + 20;
 	parse_fails("truncated");
 	build_elf(flat, 2, 0x4000bc, MB_FLAG_ADDRESSES);
-	put32(HDR_OFF + 12, 0x1000);		/* header_addr */
-	put32(HDR_OFF + 16, 0x2000);		/* load_addr above it */
+	le32_put(img + HDR_OFF + 12, 0x1000);		/* header_addr */
+	le32_put(img + HDR_OFF + 16, 0x2000);		/* load_addr above it */
 	parse_fails("load_addr");
-	put32(HDR_OFF + 16, 0x1000 - HDR_OFF - 4);	/* before the file */
+	le32_put(img + HDR_OFF + 16, 0x1000 - HDR_OFF - 4); /* before the file */
 	parse_fails("load_addr");
-	put32(HDR_OFF + 16, 0x1000 - HDR_OFF);
-	put32(HDR_OFF + 20, 0x1000 - HDR_OFF + (uint32_t)img_len + 1);
+	le32_put(img + HDR_OFF + 16, 0x1000 - HDR_OFF);
+	le32_put(img + HDR_OFF + 20, 0x1000 - HDR_OFF + (uint32_t)img_len + 1);
 	parse_fails("load_end_addr");
-	put32(HDR_OFF + 20, 0x1000);
-	put32(HDR_OFF + 24, 0x800);		/* bss_end below load_end */
+	le32_put(img + HDR_OFF + 20, 0x1000);
+	le32_put(img + HDR_OFF + 24, 0x800);	/* bss_end below load_end */
 	parse_fails("bss_end_addr");
 }
 END_TEST

@@ -114,9 +114,11 @@ static uint64_t acc(const struct bus_ops *ops, struct pci_bus *bus,
 	return len >= 8 ? v : v & ((1ull << 8 * len) - 1);
 }
 #define in(b, port, len) \
-	(uint32_t)acc(&pci_bus_pio_ops, b, (port) - PCI_BUS_PIO_BASE, 0, len, 0)
+	(uint32_t)acc(&pci_bus_pio_ops, b, (port) - PCI_CONF1_ADDR_PORT, 0, \
+		      len, 0)
 #define out(b, port, v, len) \
-	acc(&pci_bus_pio_ops, b, (port) - PCI_BUS_PIO_BASE, v, len, true)
+	acc(&pci_bus_pio_ops, b, (port) - PCI_CONF1_ADDR_PORT, v, len, \
+	    true)
 #define ecam_rd(b, off, len)	acc(&pci_bus_ecam_ops, b, off, 0, len, false)
 #define ecam_wr(b, off, v, len)	acc(&pci_bus_ecam_ops, b, off, v, len, true)
 #define eoff(bdf, reg)		((uint64_t)(bdf) << 12 | (reg))

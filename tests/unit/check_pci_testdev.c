@@ -138,6 +138,24 @@ START_TEST(eventfds_follow_the_bar)
 }
 END_TEST
 
+/* No VMM relays BAR moves: the config-space model tells the device
+ * (pci_fn.bar_moved) as the guest programs the BAR and COMMAND. */
+START_TEST(the_function_reports_its_bars)
+{
+	pci_fn_write(fn, PCI_BASE_ADDRESS_0, 0xc0020000, 4);
+	bar_wr(0, 0, 2, 1);				/* datamatch */
+	ck_assert_int_eq(calls, 0);			/* decode is off */
+	pci_fn_write(fn, PCI_COMMAND, PCI_COMMAND_MEMORY, 2);
+	ck_assert_int_eq(assigned, 1);
+	ck_assert_uint_eq(last.addr, 0xc0020802);
+	pci_fn_write(fn, PCI_BASE_ADDRESS_0, 0xc0030000, 4);
+	ck_assert_int_eq(assigned, 1);
+	ck_assert_uint_eq(last.addr, 0xc0030802);
+	pci_fn_write(fn, PCI_COMMAND, 0, 2);
+	ck_assert_int_eq(assigned, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pci_testdev");
@@ -147,6 +165,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, identity);
 	tcase_add_test(tc, tests_and_counts);
 	tcase_add_test(tc, eventfds_follow_the_bar);
+	tcase_add_test(tc, the_function_reports_its_bars);
 	suite_add_tcase(s, tc);
 	return s;
 }

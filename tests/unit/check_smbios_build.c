@@ -8,21 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "firmware/lib/le.h"
 #include "firmware/lib/smbios_build.h"
 
 #define BASE	0xf0000ull
 
 static uint8_t buf[4096];
 static size_t used;
-
-static uint64_t rd(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | p[n];
-	return v;
-}
 
 struct smstruct {
 	const uint8_t *hdr;
@@ -44,9 +36,9 @@ static int walk(struct smstruct *s, int max)
 	ck_assert_uint_eq(sum, 0);
 	ck_assert_uint_eq(ep[7], 3);
 	ck_assert_uint_eq(ep[10], 1);
-	ck_assert_uint_ge(rd(ep + 16, 8), BASE + 24);
-	p = buf + (rd(ep + 16, 8) - BASE);
-	end = p + rd(ep + 12, 4);
+	ck_assert_uint_ge(le_get(ep + 16, 8), BASE + 24);
+	p = buf + (le_get(ep + 16, 8) - BASE);
+	end = p + le_get(ep + 12, 4);
 	ck_assert(end == buf + used);
 	while (p < end) {
 		ck_assert_int_lt(n, max);
@@ -109,8 +101,8 @@ START_TEST(test_full)
 	ck_assert_str_eq(sstr(&s[1], s[1].hdr[4]), "minivmm");
 	ck_assert_str_eq(sstr(&s[1], s[1].hdr[5]), "testbox");
 	ck_assert_mem_eq(s[1].hdr + 8, c.uuid, 16);
-	ck_assert_uint_ne(rd(s[0].hdr + 2, 2), rd(s[1].hdr + 2, 2));
-	ck_assert_uint_ne(rd(s[1].hdr + 2, 2), rd(s[2].hdr + 2, 2));
+	ck_assert_uint_ne(le_get(s[0].hdr + 2, 2), le_get(s[1].hdr + 2, 2));
+	ck_assert_uint_ne(le_get(s[1].hdr + 2, 2), le_get(s[2].hdr + 2, 2));
 }
 END_TEST
 

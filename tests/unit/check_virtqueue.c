@@ -12,6 +12,7 @@
 #include "tests/unit/unit.h"
 #include "devices/virtio/spec.h"
 #include "devices/virtio/virtqueue.h"
+#include "firmware/lib/le.h"
 
 #define RAM_BASE	0x100000ull
 #define RAM_SIZE	0x100000ull
@@ -44,23 +45,17 @@ static uint8_t *at(uint64_t gpa)
 
 static void put16(uint64_t gpa, uint16_t v)
 {
-	memcpy(at(gpa), &v, 2);
+	le16_put(at(gpa), v);
 }
 
 static uint16_t get16(uint64_t gpa)
 {
-	uint16_t v;
-
-	memcpy(&v, at(gpa), 2);
-	return v;
+	return le16_get(at(gpa));
 }
 
 static uint32_t get32(uint64_t gpa)
 {
-	uint32_t v;
-
-	memcpy(&v, at(gpa), 4);
-	return v;
+	return le32_get(at(gpa));
 }
 
 static void desc_at(uint64_t table, unsigned int i, uint64_t addr,
@@ -354,7 +349,7 @@ START_TEST(test_kick_suppression)
 	desc(0, BUF, 16, 0, 0);
 	vq_notify_disable(&q);			/* event index: a no-op */
 	ck_assert(!vq_notify_enable(&q));
-	ck_assert_uint_eq(get16(USED + 4 + 8 * SIZE), 0);	/* avail_event */
+	ck_assert_uint_eq(get16(USED + 4 + 8 * SIZE), 0); /* avail_event */
 	offer(0);
 	ck_assert(vq_notify_enable(&q));	/* work arrived: go on */
 	ck_assert_int_eq(vq_pop(&q, &chain), VQ_CHAIN);

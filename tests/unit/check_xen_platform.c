@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "devices/xen_platform.h"
+#include "firmware/lib/le.h"
 
 #define BDF	PCI_BDF(0, 3, 0)
 
@@ -47,12 +48,9 @@ static uint32_t port_in(const struct bus_ops *ops, uint64_t off,
 			unsigned int len)
 {
 	uint8_t d[8] = { 0 };
-	uint32_t v = 0;
 
 	ops->read(xp, off, d, len);
-	for (unsigned int i = 0; i < len && i < 4; i++)
-		v |= (uint32_t)d[i] << (8 * i);
-	return v;
+	return (uint32_t)le_get(d, len < 4 ? len : 4);
 }
 
 static void port_out(const struct bus_ops *ops, uint64_t off, uint32_t v,
@@ -60,8 +58,7 @@ static void port_out(const struct bus_ops *ops, uint64_t off, uint32_t v,
 {
 	uint8_t d[4];
 
-	for (unsigned int i = 0; i < 4; i++)
-		d[i] = (uint8_t)(v >> (8 * i));
+	le32_put(d, v);
 	ops->write(xp, off, d, len);
 }
 

@@ -16,6 +16,7 @@
 #include "devices/pci/bus.h"
 #include "devices/virtio/pci.h"
 #include "devices/virtio/spec.h"
+#include "firmware/lib/le.h"
 
 #define FAKE_RAM_BASE	0x100000ull
 #define FAKE_RAM_SIZE	0x100000ull
@@ -133,20 +134,16 @@ static inline void cfg_wr(unsigned int reg, uint32_t v, unsigned int len)
 static inline uint64_t bar_rd(uint64_t off, unsigned int len)
 {
 	uint8_t d[8] = { 0 };
-	uint64_t v = 0;
 
 	virtio_pci_bar_ops.read(fake_vp, off, d, len);
-	for (unsigned int i = 0; i < len; i++)
-		v |= (uint64_t)d[i] << (8 * i);
-	return v;
+	return le_get(d, len);
 }
 
 static inline void bar_wr(uint64_t off, uint64_t v, unsigned int len)
 {
 	uint8_t d[8];
 
-	for (unsigned int i = 0; i < len; i++)
-		d[i] = (uint8_t)(v >> (8 * i));
+	le_put(d, v, len);
 	virtio_pci_bar_ops.write(fake_vp, off, d, len);
 }
 

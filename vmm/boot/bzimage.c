@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/boot/bzimage.h"
+#include "firmware/lib/le.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,22 +19,6 @@ static int fail(char *err, const char *fmt, ...)
 	return -1;
 }
 
-static uint16_t le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 static bool is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
@@ -41,7 +26,7 @@ static bool is_pow2(uint64_t v)
 
 bool bzimage_probe(const uint8_t *buf, size_t len)
 {
-	return len >= BZ_HEADER + 4 && le16(buf + BZ_BOOT_FLAG) == 0xaa55 &&
+	return len >= BZ_HEADER + 4 && le16_get(buf + BZ_BOOT_FLAG) == 0xaa55 &&
 	       !memcmp(buf + BZ_HEADER, "HdrS", 4);
 }
 
@@ -69,7 +54,7 @@ static int kernel_extent(const uint8_t *buf, size_t len, struct bzimage *bz,
 			 char *err)
 {
 	unsigned int sects = buf[BZ_SETUP_SECTS] ? buf[BZ_SETUP_SECTS] : 4;
-	uint64_t syssize = le32(buf + BZ_SYSSIZE) * 16ull;
+	uint64_t syssize = le32_get(buf + BZ_SYSSIZE) * 16ull;
 
 	bz->kernel_offset = (sects + 1ull) * 512;
 	if (bz->kernel_offset >= len)
@@ -118,20 +103,20 @@ int bzimage_parse(const uint8_t *buf, size_t len, struct bzimage *bz,
 		return fail(err, "not a bzImage (no boot flag and \"HdrS\")");
 	if (len < MIN_FILE)
 		return fail(err, "truncated inside the setup header");
-	bz->version = le16(h + BZ_VERSION);
+	bz->version = le16_get(h + BZ_VERSION);
 	if (bz->version < BZ_MIN_VERSION)
 		return fail(err, "boot protocol %u.%02u is older than 2.12",
 			    bz->version >> 8, bz->version & 0xff);
 	if (header_extent(buf, len, bz, err) < 0 ||
 	    kernel_extent(buf, len, bz, err) < 0)
 		return -1;
-	bz->init_size = le32(h + BZ_INIT_SIZE);
-	bz->pref_address = le64(h + BZ_PREF_ADDRESS);
-	bz->kernel_alignment = le32(h + BZ_KERNEL_ALIGNMENT);
+	bz->init_size = le32_get(h + BZ_INIT_SIZE);
+	bz->pref_address = le64_get(h + BZ_PREF_ADDRESS);
+	bz->kernel_alignment = le32_get(h + BZ_KERNEL_ALIGNMENT);
 	bz->relocatable = h[BZ_RELOCATABLE] != 0;
-	bz->xloadflags = le16(h + BZ_XLOADFLAGS);
-	bz->cmdline_size = le32(h + BZ_CMDLINE_SIZE);
-	bz->initrd_addr_max = le32(h + BZ_INITRD_ADDR_MAX);
+	bz->xloadflags = le16_get(h + BZ_XLOADFLAGS);
+	bz->cmdline_size = le32_get(h + BZ_CMDLINE_SIZE);
+	bz->initrd_addr_max = le32_get(h + BZ_INITRD_ADDR_MAX);
 	return check_fields(bz, err);
 }
 

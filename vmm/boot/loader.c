@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/boot/loader.h"
+#include "firmware/lib/le.h"
 #include "vmm/layout.h"
 
 #include <elf.h>
@@ -95,10 +96,7 @@ static bool find_pvh_note(const uint8_t *p, uint64_t size, uint64_t *entry)
 		if (type == XEN_ELFNOTE_PHYS32_ENTRY && namesz == 4 &&
 		    !memcmp(p + name_off, "Xen", 4) &&
 		    (descsz == 4 || descsz == 8)) {
-			uint64_t v = 0;
-
-			memcpy(&v, p + desc_off, descsz);
-			*entry = v;
+			*entry = le_get(p + desc_off, descsz);
 			return true;
 		}
 		off = next;

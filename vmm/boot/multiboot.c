@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/boot/multiboot.h"
+#include "firmware/lib/le.h"
 #include "vmm/layout.h"
 
 #include <elf.h>
@@ -20,12 +21,6 @@ static int fail(char *err, const char *fmt, ...)
 	return -1;
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 static size_t search_end(size_t len)
 {
 	return len < MB_SEARCH_BYTES ? len : MB_SEARCH_BYTES;
@@ -34,7 +29,7 @@ static size_t search_end(size_t len)
 bool multiboot_probe(const uint8_t *buf, size_t len)
 {
 	for (size_t i = 0; i + 12 <= search_end(len); i += 4)
-		if (le32(buf + i) == MB_HEADER_MAGIC)
+		if (le32_get(buf + i) == MB_HEADER_MAGIC)
 			return true;
 	return false;
 }
@@ -47,13 +42,14 @@ static int find_header(const uint8_t *buf, size_t len, size_t *off,
 	long first = -1;
 
 	for (size_t i = 0; i + 12 <= search_end(len); i += 4) {
-		uint32_t magic = le32(buf + i);
+		uint32_t magic = le32_get(buf + i);
 
 		if (magic != MB_HEADER_MAGIC)
 			continue;
 		if (first < 0)
 			first = (long)i;
-		if (magic + le32(buf + i + 4) + le32(buf + i + 8) == 0) {
+		if (magic + le32_get(buf + i + 4) +
+		    le32_get(buf + i + 8) == 0) {
 			*off = i;
 			return 0;
 		}
@@ -89,11 +85,11 @@ static int layout_from_header(const uint8_t *buf, size_t len,
 	if (len - img->header_off < 32)
 		return fail(err, "multiboot header truncated (the address "
 			    "fields of flag 16 are missing)");
-	header_addr = le32(h + 12);
-	load_addr = le32(h + 16);
-	load_end = le32(h + 20);
-	bss_end = le32(h + 24);
-	img->entry = le32(h + 28);
+	header_addr = le32_get(h + 12);
+	load_addr = le32_get(h + 16);
+	load_end = le32_get(h + 20);
+	bss_end = le32_get(h + 24);
+	img->entry = le32_get(h + 28);
 	if (load_addr > header_addr ||
 	    header_addr - load_addr > img->header_off)
 		return fail(err, "multiboot load_addr 0x%x does not fit "
@@ -152,7 +148,7 @@ int multiboot_parse(const uint8_t *buf, size_t len,
 	memset(img, 0, sizeof(*img));
 	if (find_header(buf, len, &img->header_off, err) < 0)
 		return -1;
-	img->flags = le32(buf + img->header_off + 4);
+	img->flags = le32_get(buf + img->header_off + 4);
 	if (check_flags(img->flags, err) < 0)
 		return -1;
 	if (img->flags & MB_FLAG_ADDRESSES) {
@@ -179,15 +175,16 @@ static bool overlaps(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 
 static int check_low(const struct elf_segment *s, char *err)
 {
-	if (s->paddr >= MB_LOW_MIN && s->paddr + s->memsz <= MB_LOW_END &&
+	if (s->paddr >= ABI_LOW_MEM_MIN &&
+	    s->paddr + s->memsz <= ABI_LOW_MEM_END &&
 	    !overlaps(s->paddr, s->memsz, ABI_BOOTINFO_BASE,
 		      ABI_BOOTINFO_END - ABI_BOOTINFO_BASE))
 		return 0;
 	return fail(err, "segment at 0x%llx (+0x%llx) is not in free RAM "
 		    "below 1 MiB (0x%x-0x%x and 0x%x-0x%x)",
 		    (unsigned long long)s->paddr,
-		    (unsigned long long)s->memsz, MB_LOW_MIN,
-		    ABI_BOOTINFO_BASE, ABI_BOOTINFO_END, MB_LOW_END);
+		    (unsigned long long)s->memsz, ABI_LOW_MEM_MIN,
+		    ABI_BOOTINFO_BASE, ABI_BOOTINFO_END, ABI_LOW_MEM_END);
 }
 
 static int check_high(struct gmem *mem, const struct elf_segment *s,

@@ -35,11 +35,10 @@
 #define MB_FLAGS_REQUIRED	0x0000ffffu
 #define MB_FLAGS_MET		(MB_FLAG_PAGE_ALIGN | MB_FLAG_MEMORY_INFO)
 
-/* Where segments below 1 MiB may go: not the IVT and BIOS data area, not
- * the firmware's boot-info area (the multiboot information lives there),
- * not the VGA hole and the tables above it. */
-#define MB_LOW_MIN		0x500u
-#define MB_LOW_END		0xa0000u
+/* Segments below 1 MiB may go to ABI_LOW_MEM_MIN..ABI_LOW_MEM_END (not
+ * the IVT and BIOS data area, not the VGA hole and the tables above it),
+ * but not into the firmware's boot-info area (the multiboot information
+ * lives there). */
 
 struct multiboot_image {
 	uint32_t flags;

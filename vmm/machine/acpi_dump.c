@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/machine/acpi_dump.h"
+#include "firmware/lib/abi.h"
+#include "firmware/lib/le.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -7,22 +9,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define SCAN_START	0xe0000ull
-#define SCAN_END	0x100000ull
+/* Where an OS looks for the RSDP, and where the firmware puts it. */
+#define SCAN_START	ABI_TABLES_BASE
+#define SCAN_END	ABI_TABLES_END
 #define RSDP_LEN_V2	36
 #define HDR_LEN		36
 #define TABLE_MAX	(1u << 20)
 #define MAX_TABLES	64
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return le32(p) | (uint64_t)le32(p + 4) << 32;
-}
 
 static uint8_t sum(const uint8_t *p, size_t n)
 {
@@ -71,7 +64,7 @@ static const uint8_t *table_at(struct gmem *mem, uint64_t gpa, uint32_t *len)
 
 	if (!h)
 		return NULL;
-	*len = le32(h + 4);
+	*len = le32_get(h + 4);
 	if (*len < HDR_LEN || *len > TABLE_MAX)
 		return NULL;
 	return gmem_ptr(mem, gpa, *len);
@@ -97,20 +90,20 @@ static int dump_one(struct gmem *mem, const char *dir, uint64_t gpa,
 /* The FADT's FACS (X_FIRMWARE_CTRL first), or 0. */
 static uint64_t fadt_facs(const uint8_t *fadt, uint32_t len)
 {
-	uint64_t facs = len >= 140 ? le64(fadt + 132) : 0;
+	uint64_t facs = len >= 140 ? le64_get(fadt + 132) : 0;
 
-	return facs ? facs : le32(fadt + 36);
+	return facs ? facs : le32_get(fadt + 36);
 }
 
 static int dump_fadt_refs(struct gmem *mem, const char *dir,
 			  const uint8_t *fadt, uint32_t len)
 {
-	uint64_t dsdt = len >= 148 ? le64(fadt + 140) : 0;
+	uint64_t dsdt = len >= 148 ? le64_get(fadt + 140) : 0;
 	uint64_t facs = fadt_facs(fadt, len);
 	int n = 0;
 
 	if (!dsdt)
-		dsdt = le32(fadt + 40);
+		dsdt = le32_get(fadt + 40);
 	if (dsdt && dump_one(mem, dir, dsdt, false) == 0)
 		n++;
 	if (facs && dump_one(mem, dir, facs, true) == 0)
@@ -126,12 +119,12 @@ uint64_t acpi_find_facs(struct gmem *mem)
 
 	if (!rsdp)
 		return 0;
-	x = table_at(mem, le64((const uint8_t *)gmem_ptr(mem, rsdp,
+	x = table_at(mem, le64_get((const uint8_t *)gmem_ptr(mem, rsdp,
 							  RSDP_LEN_V2) + 24),
 		     &xlen);
 	for (uint32_t off = HDR_LEN; x && off + 8 <= xlen; off += 8) {
 		uint32_t len;
-		const uint8_t *t = table_at(mem, le64(x + off), &len);
+		const uint8_t *t = table_at(mem, le64_get(x + off), &len);
 
 		if (t && !memcmp(t, "FACP", 4) && len >= 40)
 			return fadt_facs(t, len);
@@ -159,13 +152,13 @@ int acpi_dump(struct gmem *mem, const char *dir)
 	r = gmem_ptr(mem, rsdp, RSDP_LEN_V2);
 	if (write_file(dir, "rsdp", r, RSDP_LEN_V2) < 0)
 		return -1;
-	x = table_at(mem, le64(r + 24), &xlen);
+	x = table_at(mem, le64_get(r + 24), &xlen);
 	if (!x || write_file(dir, (const char *)x, x, xlen) < 0)
 		return -1;
 	n = 2;
 	for (uint32_t off = HDR_LEN; off + 8 <= xlen && n < MAX_TABLES;
 	     off += 8) {
-		uint64_t gpa = le64(x + off);
+		uint64_t gpa = le64_get(x + off);
 		const uint8_t *t;
 		uint32_t len;
 

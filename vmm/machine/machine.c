@@ -4,7 +4,6 @@
 #include "vmm/machine/machine.h"
 #include "devices/acpi_pm.h"
 #include "devices/uart16550.h"
-#include "firmware/lib/acpi_build.h"
 #include "vmm/boot/fdt.h"
 #include "vmm/boot/linux.h"
 #include "vmm/x86/cpuid.h"
@@ -31,13 +30,6 @@
 #include <unistd.h>
 
 /* --- devices ------------------------------------------------------- */
-
-static void irq_to_kvm(void *ctx, uint32_t irq, int level)
-{
-	struct vm *vm = ctx;
-
-	kvm_irq_line(&vm->kvm, irq, level);
-}
 
 static void on_test_exit(void *ctx, uint32_t value, uint32_t width)
 {
@@ -76,10 +68,10 @@ static const struct bus_ops in_kernel_ops;
 
 static int reserve_in_kernel(struct vm *vm)
 {
-	if (bus_register(&vm->mmio, LAYOUT_IOAPIC_BASE, 0x1000, &in_kernel_ops,
-			 vm, "ioapic (kvm)") < 0 ||
-	    bus_register(&vm->mmio, LAYOUT_LAPIC_BASE, 0x1000, &in_kernel_ops,
-			 vm, "lapic (kvm)") < 0)
+	if (bus_register(&vm->mmio, ABI_IOAPIC_BASE, LAYOUT_APIC_SIZE,
+			 &in_kernel_ops, vm, "ioapic (kvm)") < 0 ||
+	    bus_register(&vm->mmio, ABI_LAPIC_BASE, LAYOUT_APIC_SIZE,
+			 &in_kernel_ops, vm, "lapic (kvm)") < 0)
 		return -1;
 	return 0;
 }
@@ -100,9 +92,16 @@ static size_t uart_in(void *ctx, const uint8_t *buf, size_t n)
 	return uart_receive(ctx, buf, n);
 }
 
+/* The FADT's PM ports are the device's registers. */
+_Static_assert(ABI_ACPI_PM1A_EVT_PORT - ABI_ACPI_PM_PORT == ACPI_PM_REG_STS &&
+	       ABI_ACPI_PM1A_CNT_PORT - ABI_ACPI_PM_PORT == ACPI_PM_REG_CNT &&
+	       ABI_ACPI_PM_TMR_PORT - ABI_ACPI_PM_PORT == ACPI_PM_REG_TMR &&
+	       ABI_ACPI_PM_PORTS_LEN == ACPI_PM_REGS_LEN,
+	       "ACPI PM ports and registers disagree");
+
 static int add_devices(struct vm *vm)
 {
-	struct irq_line uart_irq = { irq_to_kvm, vm, ABI_UART_IRQ };
+	struct irq_line uart_irq = gsi_line(&vm->gsi, ABI_UART_IRQ);
 	struct uart_sink sink = { console_write, &vm->console };
 
 	if (reserve_in_kernel(vm) < 0)
@@ -125,9 +124,9 @@ static int add_devices(struct vm *vm)
 			 &vm->exit_port, "test-exit-mmio") < 0 ||
 	    bus_register(&vm->pio, ABI_PROGRESS_PORT, 1, &debug_port_ops,
 			 &vm->progress_port, "boot-progress") < 0 ||
-	    bus_register(&vm->pio, ACPI_PM1A_EVT_PORT, ACPI_PM_PORTS_LEN,
+	    bus_register(&vm->pio, ABI_ACPI_PM_PORT, ACPI_PM_REGS_LEN,
 			 &acpi_pm_ops, &vm->acpi_pm, "acpi-pm") < 0 ||
-	    bus_register(&vm->pio, I8042_CMD_PORT, 1, &i8042_reset_ops,
+	    bus_register(&vm->pio, LAYOUT_I8042_CMD_PORT, 1, &i8042_reset_ops,
 			 &vm->reset_port, "i8042-reset") < 0) {
 		fprintf(stderr, "minivmm: error: registering devices\n");
 		return -1;
@@ -313,6 +312,7 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 	vm->cfg = cfg;
 	vm->host = h;
 	vm->kvm.sys_fd = vm->kvm.vm_fd = -1;
+	gsi_init(&vm->gsi, &vm->kvm);
 	vm->stop_fd = eventfd(0, EFD_CLOEXEC);
 	pthread_mutex_init(&vm->stop_lock, NULL);
 	snap_registry_init(&vm->snap_reg);
@@ -388,6 +388,7 @@ void vm_destroy(struct vm *vm)
 	gmem_destroy(&vm->mem);
 	if (vm->rom.host)
 		munmap(vm->rom.host, vm->rom.size);
+	gsi_destroy(&vm->gsi);
 	kvm_close(&vm->kvm);
 	console_close(&vm->console);
 	bus_destroy(&vm->pio);

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The PCI bus in a running VM: creates the bus and its functions (host
- * bridge, Xen platform device), exposes CF8/CFC and the ECAM window
- * (read-only mapped, trapped, or absent), and applies BAR moves reported by
- * the config-space model to the port/MMIO buses and memslots.
+ * The PCI bus in a running VM: the device wiring.  Creates the bus (config
+ * pages from pci_ecam.c, BAR moves to pci_bars.c) and its functions (host
+ * bridge, Xen platform device, pci-testdev, the virtio devices), hands
+ * each its backing (RAM BARs' memory, the ECAM window built from the
+ * functions present, the CF8/CFC ports), and registers the bus's --stats
+ * and snapshot sections (CF8, each function's config space and BARs, the
+ * devices' own state).
  */
 #ifndef MINIVMM_PCI_VM_H
 #define MINIVMM_PCI_VM_H

@@ -23,7 +23,7 @@ static void rtc_irq(void *ctx, int level)
 {
 	struct vm *vm = ctx;
 
-	kvm_irq_line(&vm->kvm, RTC_IRQ, level);
+	gsi_set_level(&vm->gsi, ABI_RTC_IRQ, level);
 }
 
 static void rtc_changed(void *ctx)
@@ -99,11 +99,12 @@ static int start_timer(struct platform *p)
 	return err ? -1 : 0;
 }
 
+/* Its lines are ISA IRQs: GSIs of the same number. */
 static void testdev_irq(void *ctx, uint32_t line, int level)
 {
 	struct vm *vm = ctx;
 
-	kvm_irq_line(&vm->kvm, line, level);
+	gsi_set_level(&vm->gsi, line, level);
 }
 
 /* Unmaps the host page behind gpa for a moment: KVM's MMU notifier drops
@@ -122,19 +123,19 @@ static void testdev_flush(void *ctx, uint64_t gpa)
 
 static int add_ranges(struct vm *vm, struct platform *p)
 {
-	return bus_register(&vm->pio, FW_CFG_PORT, FW_CFG_PORTS_LEN,
+	return bus_register(&vm->pio, LAYOUT_FW_CFG_PORT, FW_CFG_PORTS_LEN,
 			    &fw_cfg_ops, &p->fw_cfg, "fw-cfg") < 0 ||
-	       bus_register(&vm->pio, RTC_PORT, RTC_PORTS_LEN, &rtc_ops,
+	       bus_register(&vm->pio, ABI_RTC_PORT, RTC_PORTS_LEN, &rtc_ops,
 			    &p->rtc, "rtc") < 0 ||
-	       bus_register(&vm->pio, PC_TESTDEV_PORT, PC_TESTDEV_PORTS_LEN,
-			    &pc_testdev_port_ops, &p->testdev,
-			    "pc-testdev") < 0 ||
-	       bus_register(&vm->pio, PC_TESTDEV_IRQ_PORT,
+	       bus_register(&vm->pio, LAYOUT_PC_TESTDEV_PORT,
+			    PC_TESTDEV_PORTS_LEN, &pc_testdev_port_ops,
+			    &p->testdev, "pc-testdev") < 0 ||
+	       bus_register(&vm->pio, LAYOUT_PC_TESTDEV_IRQ_PORT,
 			    PC_TESTDEV_IRQ_LINES, &pc_testdev_irq_ops,
 			    &p->testdev, "pc-testdev-irq") < 0 ||
-	       bus_register(&vm->mmio, PC_TESTDEV_IOMEM, PC_TESTDEV_IOMEM_LEN,
-			    &pc_testdev_iomem_ops, &p->testdev,
-			    "pc-testdev-mem") < 0 ? -1 : 0;
+	       bus_register(&vm->mmio, LAYOUT_PC_TESTDEV_IOMEM,
+			    PC_TESTDEV_IOMEM_LEN, &pc_testdev_iomem_ops,
+			    &p->testdev, "pc-testdev-mem") < 0 ? -1 : 0;
 }
 
 int platform_add(struct vm *vm)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/machine/suspend.h"
+#include "firmware/lib/le.h"
+#include "vmm/layout.h"
 #include "vmm/machine/acpi_dump.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/machine/platform.h"
@@ -13,7 +15,6 @@
 #define FACS_VECTOR	12		/* u32 Firmware_Waking_Vector */
 #define FACS_X_VECTOR	24		/* u64 X_Firmware_Waking_Vector */
 #define FACS_MIN_LEN	32
-#define MSI_ADDR	0xfee00000u
 #define MSI_DM_INIT	0x500u
 #define POLL_NS		50000000ull	/* how often a sleeper checks for
 					 * the end of the run */
@@ -32,7 +33,8 @@ static void init_aps(struct vm *vm, unsigned int self)
 {
 	for (unsigned int i = 0; i < vm->ncpus; i++) {
 		struct kvm_msi msi = {
-			.address_lo = MSI_ADDR | i << 12, .data = MSI_DM_INIT,
+			.address_lo = (uint32_t)LAYOUT_MSI_BASE | i << 12,
+			.data = MSI_DM_INIT,
 		};
 
 		if (i != self)
@@ -113,8 +115,8 @@ static bool waking_vector(struct vm *vm, uint64_t *vec, bool *flat32)
 
 	if (!f)
 		return false;
-	memcpy(&v32, f + FACS_VECTOR, 4);
-	memcpy(&v64, f + FACS_X_VECTOR, 8);
+	v32 = le32_get(f + FACS_VECTOR);
+	v64 = le64_get(f + FACS_X_VECTOR);
 	*flat32 = v64 != 0 && v64 < (1ull << 32);
 	*vec = *flat32 ? v64 : v32;
 	return *vec != 0;

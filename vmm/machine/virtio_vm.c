@@ -6,8 +6,8 @@
 #include "devices/virtio/net.h"
 #include "devices/virtio/rng.h"
 #include "devices/virtio/state.h"
-#include "firmware/lib/acpi_build.h"
 #include "vmm/machine/disk.h"
+#include "vmm/machine/gsi.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
@@ -19,11 +19,6 @@
 #include <unistd.h>
 
 #define MAX_DEVS	(CLI_MAX_DISKS + 2 + NET_OPT_MAX)	/* + rng, console, nets */
-#define GSI_FIRST	24		/* above the IOAPIC's pins */
-#define IOAPIC_PINS	24
-#define PIC_IRQS	16
-#define N_DEFAULT	(PIC_IRQS * 2 + (IOAPIC_PINS - PIC_IRQS))
-#define MAX_MSI		(MAX_DEVS * MSIX_MAX_VECTORS)
 
 struct vdev {
 	struct virtio_vm *vv;
@@ -48,13 +43,8 @@ struct virtio_vm {
 	unsigned int ntaps;
 	struct vdev devs[MAX_DEVS];
 	unsigned int ndevs;
-	unsigned int next_gsi;
 	bool any_len;			/* ioeventfd of any access width */
-	pthread_mutex_t lock;		/* the routing table */
-	struct kvm_irq_routing_entry msi[MAX_MSI];	/* by gsi - 24 */
-	bool msi_used[MAX_MSI];
-	struct kvm_irq_routing *table;	/* scratch for the ioctl */
-	uint64_t route_updates, route_failures, notify_bind_failures;
+	uint64_t notify_bind_failures;
 };
 
 unsigned int virtio_vm_first_slot(const struct vmm_config *cfg)
@@ -64,63 +54,14 @@ unsigned int virtio_vm_first_slot(const struct vmm_config *cfg)
 
 /* --- KVM plumbing --------------------------------------------------- */
 
-/* KVM's own default: GSI 0-15 to both PICs and the IOAPIC, 16-23 to the
- * IOAPIC.  KVM_SET_GSI_ROUTING replaces the whole table, so every update
- * carries these. */
-static unsigned int default_routes(struct kvm_irq_routing_entry *e)
-{
-	unsigned int n = 0;
-
-	for (unsigned int gsi = 0; gsi < IOAPIC_PINS; gsi++) {
-		e[n++] = (struct kvm_irq_routing_entry){
-			.gsi = gsi, .type = KVM_IRQ_ROUTING_IRQCHIP,
-			.u.irqchip = { KVM_IRQCHIP_IOAPIC, gsi },
-		};
-		if (gsi >= PIC_IRQS)
-			continue;
-		e[n++] = (struct kvm_irq_routing_entry){
-			.gsi = gsi, .type = KVM_IRQ_ROUTING_IRQCHIP,
-			.u.irqchip = { gsi < 8 ? KVM_IRQCHIP_PIC_MASTER :
-				       KVM_IRQCHIP_PIC_SLAVE, gsi % 8 },
-		};
-	}
-	return n;
-}
-
-/* Under vv->lock. */
-static int push_routes(struct virtio_vm *vv)
-{
-	struct kvm_irq_routing *t = vv->table;
-	unsigned int n = default_routes(t->entries);
-
-	for (unsigned int i = 0; i < MAX_MSI; i++)
-		if (vv->msi_used[i])
-			t->entries[n++] = vv->msi[i];
-	t->nr = n;
-	t->flags = 0;
-	vv->route_updates++;
-	return ioctl(vv->vm->kvm.vm_fd, KVM_SET_GSI_ROUTING, t);
-}
-
 /* From the device: vector vec now means the message (addr, data).
  * Called from vCPU threads and device threads alike. */
 static void msix_route(void *ctx, unsigned int vec, uint64_t addr,
 		       uint32_t data)
 {
 	struct vdev *d = ctx;
-	struct virtio_vm *vv = d->vv;
-	unsigned int i = d->gsi_base + vec - GSI_FIRST;
 
-	pthread_mutex_lock(&vv->lock);
-	vv->msi[i] = (struct kvm_irq_routing_entry){
-		.gsi = d->gsi_base + vec, .type = KVM_IRQ_ROUTING_MSI,
-		.u.msi = { .address_lo = (uint32_t)addr,
-			   .address_hi = (uint32_t)(addr >> 32), .data = data },
-	};
-	vv->msi_used[i] = true;
-	if (push_routes(vv) < 0)
-		vv->route_failures++;	/* the guest's message is its own */
-	pthread_mutex_unlock(&vv->lock);
+	gsi_route_msi(&d->vv->vm->gsi, d->gsi_base + vec, addr, data);
 }
 
 /* Kicks at gpa go to fd in the kernel: one exit, no trip to us. */
@@ -140,24 +81,13 @@ static int notify_bind(void *ctx, int fd, uint64_t gpa, bool bind)
 	return r;
 }
 
-static void intx_set(void *ctx, uint32_t gsi, int level)
-{
-	struct vm *vm = ctx;
-
-	kvm_irq_line(&vm->kvm, gsi, level);
-}
-
 static int bind_vectors(struct vdev *d)
 {
-	for (unsigned int v = 0; v < d->nvec; v++) {
-		struct kvm_irqfd irqfd = {
-			.fd = (uint32_t)virtio_pci_vector_fd(d->vp, v),
-			.gsi = d->gsi_base + v,
-		};
-
-		if (ioctl(d->vv->vm->kvm.vm_fd, KVM_IRQFD, &irqfd) < 0)
+	for (unsigned int v = 0; v < d->nvec; v++)
+		if (gsi_bind_irqfd(&d->vv->vm->gsi,
+				   virtio_pci_vector_fd(d->vp, v),
+				   d->gsi_base + v) < 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -176,7 +106,7 @@ static struct virtio_host host_for(struct vdev *d)
 		.mem = { gpa_ptr, &vm->mem },
 		.notify_bind = notify_bind,
 		.msix_route = msix_route,
-		.intx = { intx_set, vm, ACPI_PCI_INTX_GSI(d->slot, 0) },
+		.intx = gsi_line(&vm->gsi, gsi_pci_intx(d->slot, 0)),
 		.ctx = d,
 	};
 }
@@ -198,11 +128,15 @@ static struct vdev *new_dev(struct virtio_vm *vv, const char *kind)
 /* The device exists: give it GSIs and irqfds, start its thread. */
 static int plug(struct virtio_vm *vv, struct vdev *d, struct virtio_pci *vp)
 {
+	int base;
+
 	d->vp = vp;
 	d->nvec = virtio_pci_nvec(vp);
-	d->gsi_base = vv->next_gsi;
-	vv->next_gsi += d->nvec;
 	vv->ndevs++;
+	base = gsi_alloc_msi(&vv->vm->gsi, d->nvec);
+	if (base < 0)
+		return -1;
+	d->gsi_base = (unsigned int)base;
 	if (bind_vectors(d) < 0 || virtio_pci_start(vp) < 0)
 		return -1;
 	return 0;
@@ -329,8 +263,8 @@ static void print_stats(void *ctx, FILE *out)
 	}
 	fprintf(out, "virtio: %llu interrupt route updates (%llu refused), "
 		"%llu notify bindings refused\n",
-		(unsigned long long)vv->route_updates,
-		(unsigned long long)vv->route_failures,
+		(unsigned long long)vv->vm->gsi.route_updates,
+		(unsigned long long)vv->vm->gsi.route_failures,
 		(unsigned long long)vv->notify_bind_failures);
 }
 
@@ -517,8 +451,6 @@ int virtio_vm_prepare(struct vm *vm)
 	}
 	vm->virtio = vv;
 	vv->vm = vm;
-	vv->next_gsi = GSI_FIRST;
-	pthread_mutex_init(&vv->lock, NULL);
 	for (unsigned int i = 0; i < cfg->ndisks; i++) {
 		if (disk_open(&cfg->disks[i], &vv->disks[i]) < 0)
 			return -1;
@@ -550,16 +482,11 @@ static int check_caps(struct vm *vm)
 int virtio_vm_setup(struct vm *vm, struct pci_bus *bus)
 {
 	struct virtio_vm *vv = vm->virtio;
-	size_t tsize = sizeof(struct kvm_irq_routing) +
-		       (N_DEFAULT + MAX_MSI) * sizeof(struct kvm_irq_routing_entry);
 
 	if (!vv)
 		return 0;
 	if (check_caps(vm) < 0)
 		return -1;
-	vv->table = calloc(1, tsize);
-	if (!vv->table)
-		goto fail;
 	for (unsigned int i = 0; i < vv->ndisks; i++)
 		if (add_disk(vv, bus, i) < 0)
 			goto fail;
@@ -589,8 +516,6 @@ void virtio_vm_destroy(struct vm *vm)
 		disk_close(&vv->disks[i]);
 	for (unsigned int i = 0; i < vv->ntaps; i++)
 		net_tap_close(&vv->taps[i]);
-	pthread_mutex_destroy(&vv->lock);
-	free(vv->table);
 	free(vv);
 	vm->virtio = NULL;
 }

@@ -4,13 +4,13 @@
  * guest starts), creates a virtio-blk function per disk and a virtio-rng
  * for --rng on the PCI bus (slots 4 onwards, 5 with --pci-testdev on),
  * and is the KVM side the devices never see: each MSI-X vector's eventfd
- * is a KVM irqfd on its own GSI, routed with KVM_SET_GSI_ROUTING (the
- * in-kernel irqchip's default routes kept) when the guest programs the
- * vector; each queue's kick eventfd is a KVM ioeventfd on its notify
- * address, so a kick is handled in the kernel; INTx is a level on IOAPIC
- * GSI 16 + (slot & 3), as the firmware's _PRT says.  Also the per-device
- * --stats, and snapshots: quiescing (requests in flight finished, the
- * images flushed) and each device's section (devices/virtio/state.h).
+ * raises a GSI of its own (gsi.h: an irqfd, routed when the guest
+ * programs the vector); each queue's kick eventfd is a KVM ioeventfd on
+ * its notify address, so a kick is handled in the kernel; INTx is a gsi.h
+ * level line on the swizzled pin the firmware's _PRT names.  Also the
+ * per-device --stats, and snapshots: quiescing (requests in flight
+ * finished, the images flushed) and each device's section
+ * (devices/virtio/state.h).
  */
 #ifndef MINIVMM_VIRTIO_VM_H
 #define MINIVMM_VIRTIO_VM_H

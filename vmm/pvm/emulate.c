@@ -388,6 +388,7 @@ bool emulate_failure(void *ctx, struct vcpu *v)
 		ok = do_fwait(v, &st);
 		break;
 	case INSN_OTHER:
+	case INSN_NOP:		/* never a failure to complete */
 		break;
 	default:	/* emulate_sys.h */
 		ok = emulate_sys(&(struct sys_insn){ e->mem, e->stats, v, &st.r,

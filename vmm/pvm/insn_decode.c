@@ -1,241 +1,314 @@
 // SPDX-License-Identifier: MIT
-/* A deliberately tiny 64-bit decoder: legacy prefixes, REX, and the ModRM
- * and SIB forms of a memory operand.  Anything unexpected is INSN_OTHER, so
- * the caller falls back to reporting the failure. */
+/* The decoding is Capstone's (detail mode: the instruction, its length,
+ * its operands with the memory operand's segment, base, index, scale and
+ * displacement, the address size); this file picks the instructions the
+ * emulator completes out of it and refuses their near misses.  Capstone
+ * 4.0 (Debian 12's) needs three things done around it, all on the prefix
+ * bytes: which legacy prefixes are present (it folds a mandatory F3 into
+ * the opcode and keeps one of LOCK/REP/REPNE, so `lock popcnt` or `f3
+ * cmpxchg16b` would pass), their order (see canonical()), and the few
+ * encodings it does not know at all (see missing()); two it misnames are
+ * put right in from_capstone().  ModRM, SIB, displacements and lengths
+ * are Capstone's everywhere else. */
 #include "vmm/pvm/insn_decode.h"
 
+#include <capstone/capstone.h>
+#include <pthread.h>
 #include <string.h>
 
-#define REX_W	0x8
-#define REX_R	0x4
-#define REX_X	0x2
-#define REX_B	0x1
+#define REX_W		0x8
+#define REX_R		0x4
+#define REX_B		0x1
+#define GPR_BAD		(-2)	/* a register that is no general one */
+
+/* One handle and one instruction buffer for the process, opened on first
+ * use: no set-up or allocation per decode.  The handle keeps per-decode
+ * state, so vCPU threads take turns; a decode takes about a microsecond,
+ * on paths that have exited to the VMM (a few tens of microseconds). */
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t lock;
+	csh h;
+	cs_insn *insn;
+	bool ok;
+} dec = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER };
+
+static void open_decoder(void)
+{
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &dec.h) != CS_ERR_OK)
+		return;
+	if (cs_option(dec.h, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+		cs_close(&dec.h);
+		return;
+	}
+	dec.insn = cs_malloc(dec.h);
+	dec.ok = dec.insn != NULL;
+}
 
 struct prefixes {
-	bool lock, addr32, opsize, rep, repne;
-	enum insn_seg seg;
+	bool lock, rep, repne, opsize;
 	uint8_t rex;
+	size_t n;		/* bytes before the opcode, REX included */
 };
 
-/* Consumes legacy prefixes and a REX byte; returns the opcode offset, or
- * -1 if the buffer ends first. */
-static int read_prefixes(const uint8_t *b, size_t n, struct prefixes *p)
+/* Legacy prefixes and REX; a REX followed by a legacy prefix is
+ * ignored, as the CPU ignores it. */
+static void read_prefixes(const uint8_t *b, size_t n, struct prefixes *p)
 {
-	size_t i = 0;
-
 	memset(p, 0, sizeof(*p));
-	for (; i < n && i < INSN_MAX_LEN; i++) {
-		switch (b[i]) {
+	for (; p->n < n; p->n++) {
+		uint8_t c = b[p->n];
+
+		if ((c & 0xf0) == 0x40) {
+			p->rex = c;
+			continue;
+		}
+		switch (c) {
 		case 0xf0: p->lock = true; break;
 		case 0xf2: p->repne = true; break;
 		case 0xf3: p->rep = true; break;
 		case 0x66: p->opsize = true; break;
-		case 0x67: p->addr32 = true; break;
-		case 0x2e: case 0x36: case 0x3e: case 0x26:
-			p->seg = SEG_DEFAULT; break;	/* no base in 64-bit */
-		case 0x64: p->seg = SEG_FS; break;
-		case 0x65: p->seg = SEG_GS; break;
+		case 0x67: case 0x2e: case 0x36: case 0x3e: case 0x26:
+		case 0x64: case 0x65:
+			break;
 		default:
-			goto rex;
+			return;
 		}
-		p->rex = 0;	/* a REX before a legacy prefix is ignored */
+		p->rex = 0;
 	}
-rex:
-	if (i < n && (b[i] & 0xf0) == 0x40)
-		p->rex = b[i++];
-	return i < n ? (int)i : -1;
 }
 
-static int64_t read_disp(const uint8_t *b, unsigned int size)
+static bool mandatory(uint8_t c)
 {
-	if (size == 1)
-		return (int8_t)b[0];
-	return (int32_t)((uint32_t)b[0] | (uint32_t)b[1] << 8 |
-			 (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24);
+	return c == 0x66 || c == 0xf2 || c == 0xf3;
 }
 
-/* Decodes ModRM (at b[off]) with SIB and displacement: the reg field into
- * in->reg, the r/m operand into in->rm_reg or the memory operand.  Returns
- * the offset after the operand, or -1 if the buffer ends first. */
-static int read_modrm(const uint8_t *b, size_t n, size_t off, uint8_t rex,
-		      struct insn *in)
+/* Capstone 4 sees a mandatory prefix (66, f2, f3) only right before the
+ * opcode or REX: to it `f3 65 0f b8` (popcnt with %gs) is invalid and
+ * `66 64 0f ae /6` is xsaveopt, not clwb.  The CPU does not mind the order
+ * of legacy prefixes, so Capstone gets them reordered: REX bytes that do
+ * not count first (still ignored there), then the other legacy prefixes,
+ * then 66, then f2/f3 (each group in its own order), then the REX that
+ * counts.  Same bytes, same length, same meaning. */
+static void canonical(const uint8_t *b, size_t n, const struct prefixes *p,
+		      uint8_t *out)
 {
-	uint8_t modrm, mod, rm;
-	unsigned int disp_size;
+	size_t end = p->rex ? p->n - 1 : p->n, k = 0;
 
-	if (off >= n)
-		return -1;
-	modrm = b[off++];
-	mod = modrm >> 6;
-	rm = modrm & 7;
-	in->reg = ((modrm >> 3) & 7) | (rex & REX_R ? 8 : 0);
-	in->rm_reg = GPR_NONE;
-	in->base = GPR_NONE;
-	in->index = GPR_NONE;
-	in->scale = 1;
-	if (mod == 3) {
-		in->rm_reg = rm | (rex & REX_B ? 8 : 0);
-		return (int)off;
-	}
-	disp_size = mod == 1 ? 1 : mod == 2 ? 4 : 0;
-	if (rm == 4) {
-		uint8_t sib, idx, base;
-
-		if (off >= n)
-			return -1;
-		sib = b[off++];
-		in->scale = 1u << (sib >> 6);
-		idx = (uint8_t)(((sib >> 3) & 7) | (rex & REX_X ? 8 : 0));
-		if (idx != GPR_RSP)	/* 100b without REX.X: no index */
-			in->index = idx;
-		base = sib & 7;
-		if (base == 5 && mod == 0)
-			disp_size = 4;	/* no base, disp32 */
-		else
-			in->base = base | (rex & REX_B ? 8 : 0);
-	} else if (rm == 5 && mod == 0) {
-		in->rip_relative = true;
-		disp_size = 4;
-	} else {
-		in->base = rm | (rex & REX_B ? 8 : 0);
-	}
-	if (off + disp_size > n)
-		return -1;
-	in->disp = disp_size ? read_disp(b + off, disp_size) : 0;
-	return (int)(off + disp_size);
+	for (size_t i = 0; i < end; i++)
+		if ((b[i] & 0xf0) == 0x40)
+			out[k++] = b[i];
+	for (size_t i = 0; i < end; i++)
+		if ((b[i] & 0xf0) != 0x40 && !mandatory(b[i]))
+			out[k++] = b[i];
+	for (size_t i = 0; i < end; i++)
+		if (b[i] == 0x66)
+			out[k++] = b[i];
+	for (size_t i = 0; i < end; i++)
+		if (b[i] == 0xf2 || b[i] == 0xf3)
+			out[k++] = b[i];
+	memcpy(out + k, b + end, n - end);
 }
 
-static enum insn_op finish(struct insn *in, enum insn_op op, int end,
-			   const struct prefixes *p)
+/* enum insn_reg of a Capstone register: GPR_NONE for none, GPR_BAD for
+ * one that is no general register of 16, 32 or 64 bits. */
+static int gpr(x86_reg r)
 {
-	if (end < 0)
+	static const x86_reg by_size[3][16] = {
+		{ X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
+		  X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
+		  X86_REG_R8, X86_REG_R9, X86_REG_R10, X86_REG_R11,
+		  X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15 },
+		{ X86_REG_EAX, X86_REG_ECX, X86_REG_EDX, X86_REG_EBX,
+		  X86_REG_ESP, X86_REG_EBP, X86_REG_ESI, X86_REG_EDI,
+		  X86_REG_R8D, X86_REG_R9D, X86_REG_R10D, X86_REG_R11D,
+		  X86_REG_R12D, X86_REG_R13D, X86_REG_R14D, X86_REG_R15D },
+		{ X86_REG_AX, X86_REG_CX, X86_REG_DX, X86_REG_BX,
+		  X86_REG_SP, X86_REG_BP, X86_REG_SI, X86_REG_DI,
+		  X86_REG_R8W, X86_REG_R9W, X86_REG_R10W, X86_REG_R11W,
+		  X86_REG_R12W, X86_REG_R13W, X86_REG_R14W, X86_REG_R15W },
+	};
+
+	if (r == X86_REG_INVALID || r == X86_REG_RIZ || r == X86_REG_EIZ)
+		return GPR_NONE;
+	for (int s = 0; s < 3; s++)
+		for (int i = 0; i < 16; i++)
+			if (by_size[s][i] == r)
+				return i;
+	return GPR_BAD;
+}
+
+static bool memory(const x86_op_mem *m, struct insn *in)
+{
+	in->seg = m->segment == X86_REG_FS ? SEG_FS :
+		  m->segment == X86_REG_GS ? SEG_GS : SEG_DEFAULT;
+	in->rip_relative = m->base == X86_REG_RIP || m->base == X86_REG_EIP;
+	in->base = in->rip_relative ? GPR_NONE : gpr(m->base);
+	in->index = gpr(m->index);
+	in->scale = m->scale > 0 ? (unsigned int)m->scale : 1;
+	in->disp = m->disp;
+	return in->base != GPR_BAD && in->index != GPR_BAD;
+}
+
+/* The operands: the first register is ModRM.reg (in->reg, whose size is
+ * the operand size), a second one the register form of r/m (in->rm_reg);
+ * a memory operand fills the address fields.  False if one is of a kind
+ * none of ours has. */
+static bool operands(const cs_x86 *x, struct insn *in)
+{
+	for (uint8_t i = 0; i < x->op_count; i++) {
+		const cs_x86_op *o = &x->operands[i];
+
+		if (o->type == X86_OP_MEM) {
+			if (!memory(&o->mem, in))
+				return false;
+		} else if (o->type == X86_OP_REG && in->reg == GPR_NONE) {
+			in->reg = gpr(o->reg);
+			in->opsize = o->size;
+			if (in->reg == GPR_BAD)
+				return false;
+		} else if (o->type == X86_OP_REG && in->rm_reg == GPR_NONE) {
+			in->rm_reg = gpr(o->reg);
+			if (in->rm_reg == GPR_BAD)
+				return false;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Ops with no operands and no prefix: one fixed length. */
+static enum insn_op exact(const cs_insn *ci, enum insn_op op, uint16_t len)
+{
+	return ci->size == len ? op : INSN_OTHER;
+}
+
+static enum insn_op from_capstone(const cs_insn *ci, const struct prefixes *p,
+				  struct insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	bool plain = !p->lock && !p->rep && !p->repne;
+	enum insn_op op;
+
+	switch (ci->id) {
+	case X86_INS_INT3:	return exact(ci, INSN_INT3, 1); /* not 48 cc */
+	case X86_INS_WAIT:	return exact(ci, INSN_FWAIT, 1);
+	case X86_INS_CLAC:	return exact(ci, INSN_CLAC, 3);
+	case X86_INS_STAC:	return exact(ci, INSN_STAC, 3);
+	case X86_INS_XGETBV:	return exact(ci, INSN_XGETBV, 3);
+	case X86_INS_ENDBR64:
+	case X86_INS_ENDBR32:	return exact(ci, INSN_NOP, 4);
+	case X86_INS_NOP:	/* 0f 1f /1-/7 and 0f 19-1e: hint space */
+		if (p->lock || (x->opcode[0] != 0x90 && (x->opcode[0] != 0x0f ||
+		    x->opcode[1] != 0x1f || ((x->modrm >> 3) & 7) != 0)))
+			return INSN_OTHER;
+		return INSN_NOP;
+	case X86_INS_INT:
+		in->imm = (uint8_t)x->operands[0].imm;
+		return exact(ci, INSN_INT_N, 2);
+	case X86_INS_CMPXCHG16B:	/* 66/f2/f3 select others or #UD */
+		op = p->opsize || p->rep || p->repne ? INSN_OTHER :
+		     INSN_CMPXCHG16B;
+		break;
+	case X86_INS_POPCNT:		/* f2 with it: no popcnt; lock: #UD */
+		op = p->rep && !p->repne && !p->lock ? INSN_POPCNT :
+		     INSN_OTHER;
+		break;
+	case X86_INS_XSAVEOPT64:	/* Capstone 4's name for 66 REX.W */
+	case X86_INS_CLWB:		/* 0f ae /6: xsaveopt64 is NP only */
+	case X86_INS_CLFLUSHOPT:
+		op = !plain || !p->opsize ? INSN_OTHER :
+		     ci->id == X86_INS_CLFLUSHOPT ? INSN_CLFLUSHOPT :
+		     INSN_CLWB;
+		break;
+	case X86_INS_MOVBE:		/* the store has its memory first */
+		op = !plain ? INSN_OTHER :
+		     x->operands[0].type == X86_OP_MEM ? INSN_MOVBE_STORE :
+		     INSN_MOVBE_LOAD;
+		break;
+	case X86_INS_INVPCID:		/* Capstone 4 takes it without 66 */
+		op = plain && p->opsize ? INSN_INVPCID : INSN_OTHER;
+		break;
+	default:
 		return INSN_OTHER;
-	in->op = op;
-	in->len = (unsigned int)end;
+	}
+	if (op == INSN_OTHER || !operands(x, in))
+		return INSN_OTHER;
 	in->lock = p->lock;
-	in->addr32 = p->addr32;
-	in->seg = p->seg;
+	in->addr32 = x->addr_size == 4;
 	return op;
 }
 
-/* cmpxchg16b: 0f c7 with ModRM.reg = 1, REX.W, memory operand; no
- * 66/f2/f3 (those select other instructions or are undefined). */
-static enum insn_op cmpxchg16b(const uint8_t *b, size_t n, size_t off,
-			       const struct prefixes *p, struct insn *in)
+/* What Capstone 4.0 (Debian 12's) rejects but the CPU runs: rdpru (0f
+ * 01 fd, newer than its tables), the register form of nop (0f 1f /0),
+ * and those of movbe and invpcid, which the CPU answers with #UD
+ * (tests/guest/emulate.c checks that).  Only the opcode bytes and ModRM
+ * matter, never a SIB or displacement; a later Capstone that decodes
+ * them never gets here. */
+static enum insn_op missing(const uint8_t *b, size_t n,
+			    const struct prefixes *p, struct insn *in)
 {
-	int end;
+	const uint8_t *o = b + p->n;
+	size_t left = n - p->n;
+	uint8_t modrm;
 
-	if (!(p->rex & REX_W) || p->opsize || p->rep || p->repne)
-		return INSN_OTHER;
-	end = read_modrm(b, n, off, p->rex, in);
-	if (end < 0 || (in->reg & 7) != 1 || in->rm_reg != GPR_NONE)
-		return INSN_OTHER;
-	return finish(in, INSN_CMPXCHG16B, end, p);
-}
-
-/* popcnt: f3 0f b8 /r (with f2 it is something else); no lock. */
-static enum insn_op popcnt(const uint8_t *b, size_t n, size_t off,
-			   const struct prefixes *p, struct insn *in)
-{
-	if (!p->rep || p->repne || p->lock)
-		return INSN_OTHER;
-	in->opsize = p->rex & REX_W ? 8 : p->opsize ? 2 : 4;
-	return finish(in, INSN_POPCNT, read_modrm(b, n, off, p->rex, in), p);
-}
-
-/* 66 0f ae /6 and /7 with a memory operand: clwb, clflushopt (without
- * 66 they are xsaveopt and clflush, which the host emulates). */
-static enum insn_op cache_op(const uint8_t *b, size_t n, size_t off,
-			     const struct prefixes *p, struct insn *in)
-{
-	int end;
-
-	if (!p->opsize || p->rep || p->repne || p->lock)
-		return INSN_OTHER;
-	end = read_modrm(b, n, off, p->rex, in);
-	if (end < 0 || in->rm_reg != GPR_NONE ||
-	    ((in->reg & 7) != 6 && (in->reg & 7) != 7))
-		return INSN_OTHER;
-	return finish(in, (in->reg & 7) == 6 ? INSN_CLWB : INSN_CLFLUSHOPT,
-		      end, p);
-}
-
-/* 0f 38 f0/f1 (movbe; with f2 it is crc32) and 66 0f 38 82 (invpcid).
- * Register forms decode too: both are #UD. */
-static enum insn_op three_byte(const uint8_t *b, size_t n, size_t off,
-			       const struct prefixes *p, struct insn *in)
-{
-	uint8_t op;
-
-	if (off >= n || p->rep || p->repne || p->lock)
-		return INSN_OTHER;
-	op = b[off];
-	if (op == 0x82 && p->opsize)
-		return finish(in, INSN_INVPCID,
-			      read_modrm(b, n, off + 1, p->rex, in), p);
-	if (op != 0xf0 && op != 0xf1)
-		return INSN_OTHER;
-	in->opsize = p->rex & REX_W ? 8 : p->opsize ? 2 : 4;
-	return finish(in, op == 0xf0 ? INSN_MOVBE_LOAD : INSN_MOVBE_STORE,
-		      read_modrm(b, n, off + 1, p->rex, in), p);
-}
-
-/* Opcodes without operands to decode: int3, fwait, int n, and the 0f 01
- * group's clac, stac, xgetbv and rdpru. */
-static enum insn_op simple(const uint8_t *buf, size_t n, struct insn *out)
-{
-	static const struct { uint8_t b2; enum insn_op op; } grp7[] = {
-		{ 0xca, INSN_CLAC }, { 0xcb, INSN_STAC },
-		{ 0xd0, INSN_XGETBV }, { 0xfd, INSN_RDPRU },
-	};
-
-	if (buf[0] == 0xcc || buf[0] == 0x9b) {
-		out->op = buf[0] == 0xcc ? INSN_INT3 : INSN_FWAIT;
-		out->len = 1;
-		return out->op;
+	if (p->n == 0 && left >= 3 && !memcmp(o, "\x0f\x01\xfd", 3)) {
+		in->len = 3;
+		return INSN_RDPRU;
 	}
-	if (buf[0] == 0xcd && n >= 2) {
-		out->op = INSN_INT_N;
-		out->imm = buf[1];
-		out->len = 2;
-		return out->op;
+	if (left >= 3 && o[0] == 0x0f && o[1] == 0x1f && o[2] >> 3 == 0x18 &&
+	    !p->lock) {
+		in->len = (unsigned int)p->n + 3;
+		return INSN_NOP;
 	}
-	if (n < 3 || buf[0] != 0x0f || buf[1] != 0x01)
+	if (left < 4 || o[0] != 0x0f || o[1] != 0x38 || (o[3] >> 6) != 3 ||
+	    p->lock || p->rep || p->repne)
 		return INSN_OTHER;
-	for (size_t i = 0; i < sizeof(grp7) / sizeof(grp7[0]); i++)
-		if (buf[2] == grp7[i].b2) {
-			out->op = grp7[i].op;
-			out->len = 3;
-			return out->op;
-		}
+	modrm = o[3];
+	in->len = (unsigned int)p->n + 4;
+	in->reg = ((modrm >> 3) & 7) | (p->rex & REX_R ? 8 : 0);
+	in->rm_reg = (modrm & 7) | (p->rex & REX_B ? 8 : 0);
+	in->opsize = p->rex & REX_W ? 8 : p->opsize ? 2 : 4;
+	if (o[2] == 0x82 && p->opsize)
+		return INSN_INVPCID;
+	if (o[2] == 0xf0 || o[2] == 0xf1)
+		return o[2] == 0xf0 ? INSN_MOVBE_LOAD : INSN_MOVBE_STORE;
 	return INSN_OTHER;
 }
 
 enum insn_op insn_decode64(const uint8_t *buf, size_t n, struct insn *out)
 {
+	uint8_t bytes[INSN_MAX_LEN];
+	const uint8_t *code = bytes;
 	struct prefixes p;
-	int off;
+	uint64_t addr = 0;
+	size_t left;
+	enum insn_op op;
 
 	memset(out, 0, sizeof(*out));
 	out->base = out->index = out->reg = out->rm_reg = GPR_NONE;
+	out->scale = 1;
 	if (n > INSN_MAX_LEN)
 		n = INSN_MAX_LEN;
-	off = read_prefixes(buf, n, &p);
-	if (off < 0)
+	if (!n)
 		return INSN_OTHER;
-	if (off == 0 && simple(buf, n, out) != INSN_OTHER)
-		return out->op;
-	if ((size_t)off + 2 > n || buf[off] != 0x0f)
+	pthread_once(&dec.once, open_decoder);
+	if (!dec.ok)
 		return INSN_OTHER;
-	if (buf[off + 1] == 0xc7)
-		return cmpxchg16b(buf, n, (size_t)off + 2, &p, out);
-	if (buf[off + 1] == 0xb8)
-		return popcnt(buf, n, (size_t)off + 2, &p, out);
-	if (buf[off + 1] == 0xae)
-		return cache_op(buf, n, (size_t)off + 2, &p, out);
-	if (buf[off + 1] == 0x38)
-		return three_byte(buf, n, (size_t)off + 2, &p, out);
-	return INSN_OTHER;
+	read_prefixes(buf, n, &p);
+	canonical(buf, n, &p, bytes);
+	left = n;
+	pthread_mutex_lock(&dec.lock);
+	if (cs_disasm_iter(dec.h, &code, &left, &addr, dec.insn)) {
+		out->len = dec.insn->size;
+		op = from_capstone(dec.insn, &p, out);
+	} else {
+		op = missing(buf, n, &p, out);
+	}
+	pthread_mutex_unlock(&dec.lock);
+	out->op = op;
+	return op;
 }
 
 uint64_t insn_linear_address(const struct insn *in, const uint64_t gpr[16],

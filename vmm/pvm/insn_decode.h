@@ -3,9 +3,12 @@
  * Decoding the few guest instructions the VMM completes itself when the
  * host KVM's instruction emulator gives up on them (see emulate.h): int3,
  * cmpxchg16b, clac, stac, popcnt and fwait, and (emulate_sys.h) int n,
- * xgetbv, clwb, clflushopt, movbe, invpcid and rdpru, in 64-bit mode.
- * Pure functions on byte buffers, so they can be unit-tested and fuzzed;
- * anything else decodes as INSN_OTHER.
+ * xgetbv, clwb, clflushopt, movbe, invpcid and rdpru, in 64-bit mode; and
+ * the no-ops a fault handler may start with, which pvm/syscall steps over
+ * (syscall_decode.h).  The decoder is Capstone's (one handle for the
+ * process, shared by the vCPU threads); these are pure functions on byte
+ * buffers, so they can be unit-tested and fuzzed.  Anything else decodes
+ * as INSN_OTHER.
  */
 #ifndef MINIVMM_INSN_DECODE_H
 #define MINIVMM_INSN_DECODE_H
@@ -30,6 +33,8 @@ enum insn_op {
 	INSN_MOVBE_LOAD,	/* [66|REX.W] 0f 38 f0 /r: reg = bswap(r/m) */
 	INSN_MOVBE_STORE,	/* [66|REX.W] 0f 38 f1 /r: r/m = bswap(reg) */
 	INSN_INVPCID,		/* 66 0f 38 82 /r: type reg, descriptor m128 */
+	INSN_NOP,		/* 90 (not REX.B: xchg), 0f 1f /0 with any
+				 * operand, endbr64, endbr32; not locked */
 };
 
 /* General registers in x86 encoding order (ModRM/SIB numbers). */

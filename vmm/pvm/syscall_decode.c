@@ -2,6 +2,8 @@
 /* Guest structures the CPU reads on a system call, and what an exception
  * frame means (see syscall_decode.h). */
 #include "vmm/pvm/syscall_decode.h"
+#include "vmm/pvm/insn_decode.h"
+#include "firmware/lib/le.h"
 
 #include <string.h>
 
@@ -11,17 +13,9 @@
 #define GATE_INT	0xe
 #define GATE_TRAP	0xf
 
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 void sc_gate_decode(const uint8_t raw[SC_GATE_SIZE], struct sc_gate *g)
 {
-	uint64_t lo = le64(raw), hi = le64(raw + 8);
+	uint64_t lo = le64_get(raw), hi = le64_get(raw + 8);
 
 	g->offset = (lo & 0xffff) | ((lo >> 48) & 0xffff) << 16 |
 		    (hi & 0xffffffffull) << 32;
@@ -128,79 +122,28 @@ int sc_int_vector(const uint8_t bytes[2])
 	return bytes[0] == 0xcd ? bytes[1] : -1;
 }
 
-/* The length of a ModRM operand (ModRM byte included), or 0 if n bytes
- * do not hold it. */
-static unsigned int modrm_len(const uint8_t *p, size_t n)
-{
-	unsigned int mod, rm, len = 1;
-
-	if (n < 1)
-		return 0;
-	mod = p[0] >> 6;
-	rm = p[0] & 7;
-	if (mod != 3 && rm == 4) {
-		if (n < 2)
-			return 0;
-		if (mod == 0 && (p[1] & 7) == 5)
-			len += 4;
-		len++;
-	}
-	if (mod == 1)
-		len += 1;
-	else if (mod == 2 || (mod == 0 && rm == 5))
-		len += 4;
-	return len <= n ? len : 0;
-}
-
-static bool is_prefix(uint8_t b)
-{
-	return b == 0x66 || b == 0x2e || b == 0x3e || b == 0x26 ||
-	       b == 0x36 || b == 0x64 || b == 0x65;
-}
-
 enum sc_first_insn sc_first_insn(const uint8_t *buf, size_t n,
 				 unsigned int *len)
 {
-	size_t i = 0;
-	unsigned int m;
-	uint8_t rex = 0;
+	struct insn in;
 
 	*len = 0;
-	if (n >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e &&
-	    (buf[3] == 0xfa || buf[3] == 0xfb)) {
-		*len = 4;			/* endbr64, endbr32 */
+	switch (insn_decode64(buf, n, &in)) {
+	case INSN_NOP:
+		*len = in.len;
 		return SC_SKIP;
+	case INSN_CLAC:
+	case INSN_STAC:
+		*len = in.len;
+		return in.op == INSN_CLAC ? SC_SKIP_CLAC : SC_SKIP_STAC;
+	default:
+		return SC_STEP;
 	}
-	if (n >= 3 && buf[0] == 0x0f && buf[1] == 0x01 &&
-	    (buf[2] == 0xca || buf[2] == 0xcb)) {
-		*len = 3;
-		return buf[2] == 0xca ? SC_SKIP_CLAC : SC_SKIP_STAC;
-	}
-	while (i < n && i < 14 && is_prefix(buf[i]))
-		i++;
-	if (i < n && (buf[i] & 0xf0) == 0x40)	/* REX, last */
-		rex = buf[i++];
-	/* 90 is xchg eax, eax; with REX.B it swaps with r8. */
-	if (i < n && buf[i] == 0x90 && !(rex & 1)) {
-		*len = (unsigned int)i + 1;
-		return SC_SKIP;
-	}
-	if (i + 2 < n && buf[i] == 0x0f && buf[i + 1] == 0x1f &&
-	    ((buf[i + 2] >> 3) & 7) == 0) {
-		m = modrm_len(buf + i + 2, n - i - 2);
-		if (m && i + 2 + m <= 15) {
-			*len = (unsigned int)(i + 2 + m);
-			return SC_SKIP;
-		}
-	}
-	return SC_STEP;
 }
 
 unsigned int sc_push_insn(const uint8_t *buf, size_t n, int *reg,
 			  uint64_t *imm)
 {
-	int32_t v32;
-
 	*reg = -1;
 	*imm = 0;
 	/* REX (W is ignored by push r64; B picks r8-r15). */
@@ -217,8 +160,7 @@ unsigned int sc_push_insn(const uint8_t *buf, size_t n, int *reg,
 		return 2;
 	}
 	if (n >= 5 && buf[0] == 0x68) {
-		memcpy(&v32, buf + 1, 4);
-		*imm = (uint64_t)(int64_t)v32;
+		*imm = (uint64_t)(int64_t)(int32_t)le32_get(buf + 1);
 		return 5;
 	}
 	return 0;

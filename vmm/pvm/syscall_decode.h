@@ -120,7 +120,8 @@ static inline uint32_t sc_idt_error_code(unsigned int vec)
  */
 enum sc_first_insn { SC_STEP, SC_SKIP, SC_SKIP_CLAC, SC_SKIP_STAC };
 
-/* Decodes buf (n valid bytes); *len is the length to skip. */
+/* Decodes buf (n valid bytes; INSN_NOP, INSN_CLAC, INSN_STAC of
+ * insn_decode.h); *len is the length to skip. */
 enum sc_first_insn sc_first_insn(const uint8_t *buf, size_t n,
 				 unsigned int *len);
 

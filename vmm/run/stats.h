@@ -35,7 +35,6 @@ struct stats {
 void stats_init(struct stats *s);
 void stats_count_exit(struct stats *s, uint32_t reason);
 int stats_add_reporter(struct stats *s, struct stats_reporter r);
-const char *stats_exit_name(uint32_t reason);
 void stats_print(struct stats *s, FILE *out);
 /* Writes path atomically (temp file + rename).  0 or -1. */
 int stats_write_json(struct stats *s, const char *path, int exit_status);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Snapshot files (file.h). */
 #include "vmm/snapshot/file.h"
+#include "firmware/lib/le.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -275,7 +276,7 @@ static int read_head(struct snap_file *f, char *err, size_t errlen)
 
 	if (pread_all(f->fd, h, len, 0) < 0)
 		return fail(err, errlen, "cannot read: %s", strerror(errno));
-	memcpy(&n, h + 16, 4);
+	n = le32_get(h + 16);
 	if (len < SNAP_HEADER_SIZE || n > SNAP_MAX_SECTIONS)
 		return snap_parse(h, len, f->size, &f->idx, err, errlen);
 	len = snap_head_size(n);

@@ -2,6 +2,7 @@
 /* The snapshot container: header, section table, payload encoding.  See
  * format.h and docs/snapshot.md. */
 #include "vmm/snapshot/format.h"
+#include "firmware/lib/le.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,32 +68,6 @@ uint32_t snap_crc(uint32_t crc, const void *buf, size_t len)
 	return crc;
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static void wr32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static void wr64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
 size_t snap_head_size(uint32_t n)
 {
 	return SNAP_HEADER_SIZE + (size_t)n * SNAP_ENTRY_SIZE;
@@ -100,22 +75,22 @@ size_t snap_head_size(uint32_t n)
 
 static void put_entry(uint8_t *p, const struct snap_entry *e)
 {
-	wr32(p, e->type);
-	wr32(p + 4, e->instance);
-	wr64(p + 8, e->offset);
-	wr64(p + 16, e->length);
-	wr32(p + 24, e->crc);
-	wr32(p + 28, e->flags);
+	le32_put(p, e->type);
+	le32_put(p + 4, e->instance);
+	le64_put(p + 8, e->offset);
+	le64_put(p + 16, e->length);
+	le32_put(p + 24, e->crc);
+	le32_put(p + 28, e->flags);
 }
 
 static void get_entry(const uint8_t *p, struct snap_entry *e)
 {
-	e->type = rd32(p);
-	e->instance = rd32(p + 4);
-	e->offset = rd64(p + 8);
-	e->length = rd64(p + 16);
-	e->crc = rd32(p + 24);
-	e->flags = rd32(p + 28);
+	e->type = le32_get(p);
+	e->instance = le32_get(p + 4);
+	e->offset = le64_get(p + 8);
+	e->length = le64_get(p + 16);
+	e->crc = le32_get(p + 24);
+	e->flags = le32_get(p + 28);
 }
 
 void snap_build_head(uint8_t *buf, const struct snap_entry *e, uint32_t n,
@@ -125,15 +100,15 @@ void snap_build_head(uint8_t *buf, const struct snap_entry *e, uint32_t n,
 
 	memset(buf, 0, snap_head_size(n));
 	memcpy(buf, SNAP_MAGIC, 8);
-	wr32(buf + H_VERSION, SNAP_VERSION);
-	wr32(buf + H_SIZE, SNAP_HEADER_SIZE);
-	wr32(buf + H_COUNT, n);
-	wr64(buf + H_FILE_SIZE, file_size);
+	le32_put(buf + H_VERSION, SNAP_VERSION);
+	le32_put(buf + H_SIZE, SNAP_HEADER_SIZE);
+	le32_put(buf + H_COUNT, n);
+	le64_put(buf + H_FILE_SIZE, file_size);
 	for (uint32_t i = 0; i < n; i++)
 		put_entry(table + (size_t)i * SNAP_ENTRY_SIZE, &e[i]);
-	wr32(buf + H_TABLE_CRC, snap_crc(0, table,
+	le32_put(buf + H_TABLE_CRC, snap_crc(0, table,
 					 (size_t)n * SNAP_ENTRY_SIZE));
-	wr32(buf + H_CRC, snap_crc(0, buf, H_CRC));
+	le32_put(buf + H_CRC, snap_crc(0, buf, H_CRC));
 }
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -159,18 +134,18 @@ static int check_header(const uint8_t *h, size_t len, uint64_t file_size,
 	if (len < SNAP_HEADER_SIZE)
 		return fail(err, errlen, "truncated: %zu bytes, not even a "
 			    "header", len);
-	version = rd32(h + H_VERSION);
+	version = le32_get(h + H_VERSION);
 	if (version != SNAP_VERSION)
 		return fail(err, errlen, "format version %u, this minivmm "
 			    "reads version %u", version, SNAP_VERSION);
-	if (rd32(h + H_CRC) != snap_crc(0, h, H_CRC))
+	if (le32_get(h + H_CRC) != snap_crc(0, h, H_CRC))
 		return fail(err, errlen, "header checksum mismatch (corrupted)");
-	if (rd32(h + H_SIZE) != SNAP_HEADER_SIZE || rd32(h + H_FLAGS))
+	if (le32_get(h + H_SIZE) != SNAP_HEADER_SIZE || le32_get(h + H_FLAGS))
 		return fail(err, errlen, "unsupported header size or flags");
-	if (rd64(h + H_FILE_SIZE) != file_size)
+	if (le64_get(h + H_FILE_SIZE) != file_size)
 		return fail(err, errlen, "truncated or extended: the header "
 			    "says %llu bytes, the file has %llu",
-			    (unsigned long long)rd64(h + H_FILE_SIZE),
+			    (unsigned long long)le64_get(h + H_FILE_SIZE),
 			    (unsigned long long)file_size);
 	return 0;
 }
@@ -247,13 +222,13 @@ int snap_parse(const uint8_t *head, size_t head_len, uint64_t file_size,
 	memset(idx, 0, sizeof(*idx));
 	if (check_header(head, head_len, file_size, err, errlen) < 0)
 		return -1;
-	n = rd32(head + H_COUNT);
+	n = le32_get(head + H_COUNT);
 	if (!n || n > SNAP_MAX_SECTIONS)
 		return fail(err, errlen, "bad section count %u", n);
 	need = snap_head_size(n);
 	if (head_len < need || file_size < need)
 		return fail(err, errlen, "truncated section table");
-	if (rd32(head + H_TABLE_CRC) !=
+	if (le32_get(head + H_TABLE_CRC) !=
 	    snap_crc(0, head + SNAP_HEADER_SIZE, need - SNAP_HEADER_SIZE))
 		return fail(err, errlen, "section table checksum mismatch "
 			    "(corrupted)");
