@@ -3,7 +3,7 @@
 #include "vmm/cli/cli.h"
 #include "vmm/machine/acpi_dump.h"
 #include "vmm/run/exit_status.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/machine/machine.h"
 #include "vmm/msr/vm.h"
 #include "vmm/machine/pci_vm.h"

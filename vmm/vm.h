@@ -27,7 +27,7 @@
 #include "vmm/run/stats.h"
 #include "vmm/run/timing.h"
 #include "vmm/vcpu.h"
-#include "vmm/quirks.h"
+#include "vmm/host/quirks.h"
 #include "vmm/snapshot/registry.h"
 
 struct host;
@@ -39,7 +39,7 @@ struct uart;
 
 struct vm {
 	const struct vmm_config *cfg;
-	struct host *host;	/* the profile main() probed (host.h) */
+	struct host *host;	/* the profile main() probed (host/host.h) */
 	struct kvm kvm;
 	struct gmem mem;
 	struct bus pio;

@@ -12,7 +12,7 @@
 #          verdict by powering off
 #   bz     bzImage, 2 vCPUs, --xen-bar-mtrr wb, --stats; verdict through
 #          the test-exit register (/dev/mem); the host's quirks in --stats
-#          and the command line init sees (vmm/host.h)
+#          and the command line init sees (vmm/host/host.h)
 #   as-given  MINIVMM_HOST_EMULATES_RING0=0 (the hardware profile): the
 #          kernel's command line is exactly the user's and no quirk acts
 # In each boot the kernel's log shows the CPUs, the host bridge, the Xen

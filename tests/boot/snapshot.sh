@@ -216,7 +216,7 @@ refuse wrong-version 'format version 2, this minivmm reads version 1' \
 	"$TMP/version.snap"
 corrupt build build
 refuse other-build 'made by another minivmm build' "$TMP/build.snap"
-# The host profile (vmm/host.h) goes into META: a restore under the other
+# The host profile (vmm/host/host.h) goes into META: a restore under the other
 # kind (MINIVMM_HOST_EMULATES_RING0 forces it) is refused by name.
 if [ -e /sys/module/kvm_pvm ]; then
 	MINIVMM_HOST_EMULATES_RING0=0 refuse other-host \

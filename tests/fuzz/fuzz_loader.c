@@ -35,7 +35,7 @@
 #include "vmm/boot/linux.h"
 #include "vmm/boot/loader.h"
 #include "vmm/boot/multiboot.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 
 #include <sys/mman.h>
 

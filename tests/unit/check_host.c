@@ -5,7 +5,7 @@
  * Linux command line, the MSR layer, the exit hooks, the syscall fix,
  * QEMU's -cpu) while on PVM each quirk acts and is counted. */
 #include "tests/unit/unit.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/pvm/emulate.h"
 #include "vmm/vm.h"
 

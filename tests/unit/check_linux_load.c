@@ -10,7 +10,7 @@
 #include "vmm/boot/bzimage.h"
 #include "vmm/layout.h"
 #include "vmm/boot/linux.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 
 #define SECTS		1
 #define KOFF		((SECTS + 1) * 512)

@@ -4,7 +4,7 @@
  * --cpuid's feature names (cpuid_flags.c). */
 #include "tests/unit/unit.h"
 #include "vmm/cli/cpuid_flags.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/msr/cpuid_layer.h"
 #include "vmm/msr/policy.h"
 

@@ -8,7 +8,7 @@
 #include "firmware/lib/le.h"
 #include "vmm/boot/linux.h"
 #include "vmm/boot/multiboot.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/layout.h"
 
 #include <elf.h>

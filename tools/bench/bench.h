@@ -142,7 +142,7 @@ int bench_svg_groups(const char *dir, const struct bench_results *r);
 
 struct host;
 
-/* h from the host profile p (vmm/host.h: probed once by the caller), and
+/* h from the host profile p (vmm/host/host.h: probed once by the caller), and
  * load_start. */
 void bench_host_describe(struct bench_host *h, const struct host *p);
 /* "0.52 0.61 0.70" from /proc/loadavg, or "unknown". */

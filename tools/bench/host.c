@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The host, described for the benchmark report: CPU model, kernel, the
- * KVM flavour (from the host profile, vmm/host.h: PVM, which runs guests
+ * KVM flavour (from the host profile, vmm/host/host.h: PVM, which runs guests
  * without hardware virtualization, or VMX/SVM KVM), and the load average,
  * since other work on the host shows up in every number. */
 #include "tools/bench/bench.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 
 #include <stdio.h>
 #include <string.h>

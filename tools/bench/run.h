@@ -9,7 +9,7 @@
 
 #include "tools/bench/bench.h"
 #include "tools/bench/exec.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 
 #include <limits.h>
 
@@ -30,7 +30,7 @@ struct bench_run {
 	long long base_sys[32], base_sw[32];	/* that boot's syscalls and
 						 * switches; < 0 unknown */
 	struct bench_host host;
-	struct host profile;		/* probed once (vmm/host.h) */
+	struct host profile;		/* probed once (vmm/host/host.h) */
 	unsigned int step, steps;
 	double t0;
 	bool tty, failed;

@@ -4,7 +4,7 @@
 #include "tools/test/test.h"
 #include "tools/bench/bench.h"
 #include "vmm/boot/loader.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "tools/test/opts.h"
 #include "tools/test/filter.h"
 #include "tools/test/infra.h"
@@ -190,7 +190,7 @@ struct setup {
 	char self[4096], qemu[4096], env[4352], kdir[4096], mcopy[4096];
 	char shard[32];
 	char qemu_cpu[80];		/* "-cpu ..." the host needs, or "" */
-	struct host profile;		/* probed once (vmm/host.h) */
+	struct host profile;		/* probed once (vmm/host/host.h) */
 	struct plan_opts po;
 	struct xfail xf;
 };

@@ -2,7 +2,7 @@
 #include "vmm/boot/linux.h"
 #include "vmm/boot/bzimage.h"
 #include "vmm/boot/multiboot.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/layout.h"
 
 #include <elf.h>

@@ -5,7 +5,7 @@
  * setup header handed to the firmware, which builds boot_params) or an ELF
  * with a PVH entry note (loader.c); the initrd per the kernel's limits; and
  * the command line the guest gets, checked against the kernel's limit,
- * as the host's quirks have it for a Linux kernel (host.h: exactly the
+ * as the host's quirks have it for a Linux kernel (host/host.h: exactly the
  * user's on hardware virtualization).  Every failure is bad input: one
  * line on stderr, and the caller exits with status 2 before any guest code
  * runs.

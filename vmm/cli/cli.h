@@ -66,7 +66,7 @@ struct vmm_config {
 	bool stats;
 	const char *stats_json;
 	bool timing;
-	bool verbose;			/* host profile and quirks (host.h) */
+	bool verbose;			/* host and quirks (host/host.h) */
 	/* PCI */
 	enum ecam_mode ecam;
 	bool pci_pio;

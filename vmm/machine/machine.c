@@ -8,7 +8,7 @@
 #include "vmm/boot/linux.h"
 #include "vmm/x86/cpuid.h"
 #include "vmm/run/exit_status.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/layout.h"
 #include "vmm/msr/vm.h"
 #include "vmm/machine/pci_vm.h"

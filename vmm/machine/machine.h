@@ -11,7 +11,7 @@ struct host;
 struct vm;
 struct vmm_config;
 
-/* Builds the machine on host h (host.h: the VM keeps the pointer).
+/* Builds the machine on host h (host/host.h: the VM keeps the pointer).
  * Returns NULL after printing why; *status tells the exit status to use
  * (EXIT_USAGE for bad input, EXIT_VMM_ERROR else). */
 struct vm *vm_create(const struct vmm_config *cfg, struct host *h,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/msr/cpuid_layer.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/x86/cpuid.h"
 
 #include <stdio.h>

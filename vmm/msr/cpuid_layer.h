@@ -11,7 +11,7 @@
  *   IA32_ARCH_CAPABILITIES  #GP without ARCH_CAPABILITIES
  *
  * An MSR the CPUID offers stays KVM's unless the host's quirks say
- * otherwise (host.h; on PVM hosts pvm/spec_ctrl.h: IA32_SPEC_CTRL a
+ * otherwise (host/host.h; on PVM hosts pvm/spec_ctrl.h: IA32_SPEC_CTRL a
  * per-vCPU register).  Everything else is left as the rules and KVM have
  * it.
  */

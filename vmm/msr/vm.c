@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/msr/vm.h"
 #include "vmm/x86/cpuid.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/kvm_compat.h"
 #include "vmm/msr/cpuid_layer.h"
 #include "vmm/msr/exit.h"

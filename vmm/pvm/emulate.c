@@ -4,7 +4,7 @@
 #include "vmm/pvm/emulate.h"
 #include "vmm/pvm/emulate_sys.h"
 #include "vmm/pvm/insn_decode.h"
-#include "vmm/quirks.h"
+#include "vmm/host/quirks.h"
 #include "vmm/x86/pagewalk.h"
 #include "vmm/memory.h"
 #include "vmm/run/stats.h"

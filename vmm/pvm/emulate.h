@@ -44,7 +44,8 @@
  *
  * Parameters added to the command line are printed when added.  Anything
  * else ends the run with the failure report, as before.  This is the
- * quirk insn-complete (quirks.h): the hook is installed on PVM hosts only.
+ * quirk insn-complete (host/quirks.h): the hook is installed on PVM hosts
+ * only.
  */
 #ifndef MINIVMM_EMULATE_H
 #define MINIVMM_EMULATE_H
@@ -54,8 +55,9 @@
 struct vcpu;
 
 /* The KVM_EXIT_INTERNAL_ERROR hook (struct vcpu_exits; ctx is a struct
- * quirk_ctx, quirks.h: its stats get a reporter on the first completion):
- * true if the failure was handled and the vCPU may re-enter. */
+ * quirk_ctx, host/quirks.h: its stats get a reporter on the first
+ * completion): true if the failure was handled and the vCPU may re-enter.
+ */
 bool emulate_failure(void *ctx, struct vcpu *v);
 
 #endif

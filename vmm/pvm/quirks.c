@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The PVM quirk table (quirks.h). */
+/* The PVM quirk table (host/quirks.h). */
 #include "vmm/pvm/quirks.h"
 #include "vmm/pvm/cpuid_hide.h"
 #include "vmm/pvm/emulate.h"

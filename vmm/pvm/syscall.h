@@ -50,11 +50,11 @@
 
 struct vm;
 
-/* The quirk syscall-fix (quirks.h: the VM hooks of the PVM table, so never
- * called on hardware virtualization).  Decides from --syscall-fix whether
- * the fix runs (on or auto: yes; off: no) and, if it does, registers the
- * MSRs it watches in vm->msr_observer.  Before the MSR policy compiles its
- * filter. */
+/* The quirk syscall-fix (host/quirks.h: the VM hooks of the PVM table,
+ * so never called on hardware virtualization).  Decides from
+ * --syscall-fix whether the fix runs (on or auto: yes; off: no) and, if
+ * it does, registers the MSRs it watches in vm->msr_observer.  Before the
+ * MSR policy compiles its filter. */
 void syscall_fix_prepare(struct vm *vm);
 /* After the vCPUs exist: state per vCPU, the debug and every-exit hooks,
  * sync registers, --stats.  0, or -1 after saying why. */

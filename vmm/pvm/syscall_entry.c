@@ -5,7 +5,7 @@
 #include "vmm/pvm/syscall_cpu.h"
 #include "vmm/pvm/syscall_decode.h"
 #include "vmm/pvm/insn_decode.h"
-#include "vmm/quirks.h"
+#include "vmm/host/quirks.h"
 #include "vmm/vcpu.h"
 
 #include <stdatomic.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The META section (meta.h). */
 #include "vmm/snapshot/meta.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 
 #include <cpuid.h>
 #include <elf.h>

@@ -31,7 +31,7 @@ struct snap_meta {
 
 struct host;
 
-/* This program and host (h: the profile, host.h); kvm_fd is /dev/kvm
+/* This program and host (h: the profile, host/host.h); kvm_fd is /dev/kvm
  * (capabilities), or -1 to open it here.  0, or -1 with err. */
 int snap_meta_here(struct snap_meta *m, const struct host *h, int kvm_fd,
 		   char *err, size_t len);

@@ -7,7 +7,7 @@
  *   - leaf 0x40000010 (the VMware/KVM "timing" leaf): EAX = TSC kHz from
  *     KVM_GET_TSC_KHZ, and 0x40000000.EAX raised to cover it, so guests
  *     (benchmarks) can turn cycles into time without calibrating.
- *   - the host's quirks (host.h: on PVM hosts pvm/cpuid_hide.h clears
+ *   - the host's quirks (host/host.h: on PVM hosts pvm/cpuid_hide.h clears
  *     what emulated ring 0 cannot use; nothing on hardware).
  *   - --cpuid +name/-name edits (cpuid_flags.h) last: hiding always
  *     works, showing only what KVM supports (else a warning), as QEMU
@@ -15,7 +15,7 @@
  * Everything else is passed as KVM reports it. */
 #include "vmm/x86/cpuid.h"
 #include "vmm/cli/cpuid_flags.h"
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/vcpu.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The host profile and the fixed points (host.h). */
-#include "vmm/host.h"
+#include "vmm/host/host.h"
 #include "vmm/pvm/quirks.h"
 #include "vmm/vcpu.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The quirks' names and record (quirks.h). */
-#include "vmm/quirks.h"
+#include "vmm/host/quirks.h"
 
 static const struct {
 	const char *name, *what, *unit;

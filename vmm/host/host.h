@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "vmm/quirks.h"
+#include "vmm/host/quirks.h"
 #include "vmm/run/stats.h"
 
 struct kvm_cpuid2;
