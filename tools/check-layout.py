@@ -8,7 +8,7 @@ nm from the build; assembly files only as callees, since entry and trap
 stubs call into C by nature).  The rules:
 
   1. No circles: the dependency graph between modules is acyclic
-     (within vmm/, devices/, firmware/ and tests/guest/lib/).
+     (within vmm/, devices/, firmware/, tests/guest/lib/ and tools/).
   2. devices/ never includes vmm/ except vmm/bus.h (the bus contract)
      and never another device family's private header: a device sees
      buses, IRQ lines and its own family.
@@ -21,6 +21,10 @@ stubs call into C by nature).  The rules:
   5. The VMM library is the VMM alone: no object of libminivmm.a comes
      from tools/ (the benchmark driver and the test runner are programs
      of their own), and none defines a bench_ or test-runner symbol.
+  6. The host is probed in one function: only vmm/host/host.c (its
+     host_probe()) looks at which KVM this is (/sys/module, the CPU
+     flags, MINIVMM_HOST_EMULATES_RING0); everyone else gets the
+     profile it returns.
 
 Prints one line per violation and exits 1 if there is any; with -v also
 prints the module count.  Used by make check (tests/run.sh).
@@ -183,6 +187,27 @@ def long_files():
     return bad
 
 
+HOST_PROBE_FILE = "vmm/host/host.c"
+HOST_MARKERS = re.compile(r'"/sys/module|"kvm_pvm"|"kvm_amd"|"kvm_intel"|'
+                          r'MINIVMM_HOST_EMULATES_RING0"|"flags\s*:?"')
+COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def host_probes():
+    bad = []
+    for root in ROOTS:
+        for p in sources(root):
+            if p == HOST_PROBE_FILE or not p.endswith((".c", ".h")):
+                continue
+            with open(p, encoding="utf-8", errors="replace") as f:
+                code = COMMENT.sub("", f.read())
+            m = HOST_MARKERS.search(code)
+            if m:
+                bad.append(f"{p}: looks at the host ({m.group(0)}): ask "
+                           f"the profile of {HOST_PROBE_FILE} instead")
+    return bad
+
+
 def front_door():
     bad = []
     with open("README.md", encoding="utf-8") as f:
@@ -233,6 +258,7 @@ def main():
     problems += device_violations()
     problems += sorted(set(long_files()))
     problems += front_door()
+    problems += host_probes()
     problems += library_violations(build)
     for p in problems:
         print(p)
