@@ -140,8 +140,8 @@ int bus_move(struct bus *bus, uint64_t old_base, uint64_t new_base,
 	return ret;
 }
 
-bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
-		bool is_write)
+static bool access(struct bus *bus, uint64_t addr, uint8_t *data,
+		   uint32_t len, bool is_write, bool queued)
 {
 	struct bus_range r;
 	uint64_t off;
@@ -161,7 +161,9 @@ bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
 		pthread_mutex_unlock(&bus->lock);
 		return false;
 	}
-	if (is_write)
+	if (queued)
+		bus->ranges[i].queued++;
+	else if (is_write)
 		bus->ranges[i].writes++;
 	else
 		bus->ranges[i].reads++;
@@ -182,6 +184,18 @@ bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
 		r.ops->read(r.opaque, off, data, len);
 	}
 	return true;
+}
+
+bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
+		bool is_write)
+{
+	return access(bus, addr, data, len, is_write, false);
+}
+
+bool bus_access_queued(struct bus *bus, uint64_t addr, uint8_t *data,
+		       uint32_t len)
+{
+	return access(bus, addr, data, len, true, true);
 }
 
 void bus_for_each(struct bus *bus,
