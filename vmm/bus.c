@@ -26,15 +26,21 @@ static bool range_valid(const struct bus *bus, uint64_t base, uint64_t len)
 	return base + len <= bus->limit;
 }
 
-/* Index of the first range whose end is above addr. */
+/* Index of the first range whose end is above addr: a binary search,
+ * as the ranges are sorted and disjoint (every exit looks one up). */
 static int lower_bound(const struct bus *bus, uint64_t addr)
 {
-	int i;
+	int lo = 0, hi = bus->n;
 
-	for (i = 0; i < bus->n; i++)
-		if (bus->ranges[i].base + bus->ranges[i].len > addr)
-			break;
-	return i;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (bus->ranges[mid].base + bus->ranges[mid].len > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 static bool overlaps(const struct bus *bus, uint64_t base, uint64_t len,

@@ -55,6 +55,7 @@ int coalesced_attach(struct coalesced *c, void *run, size_t run_size)
 		return 0;
 	if (run_size < off + (size_t)sysconf(_SC_PAGESIZE))
 		return -1;
+	c->max = ring_max();
 	c->ring = (struct kvm_coalesced_mmio_ring *)((uint8_t *)run + off);
 	return 0;
 }
@@ -74,7 +75,7 @@ static void apply(struct coalesced *c, const struct kvm_coalesced_mmio *m)
 void coalesced_drain(struct coalesced *c)
 {
 	struct kvm_coalesced_mmio_ring *r = c->ring;
-	uint32_t max = ring_max(), first, n = 0;
+	uint32_t max = c->max, first, n = 0;
 
 	/* KVM publishes an entry before moving last (its smp_wmb); first
 	 * moves only after the entry is applied, so first == last here

@@ -30,6 +30,7 @@ struct kvm_coalesced_mmio_ring;
 
 struct coalesced {
 	struct kvm_coalesced_mmio_ring *ring;	/* NULL: nothing queued */
+	uint32_t max;			/* entries the ring holds */
 	struct bus *pio;
 	pthread_mutex_t lock;		/* one drainer at a time */
 	bool asked, offered;		/* a zone wanted; KVM_CAP_COALESCED_PIO */

@@ -136,7 +136,7 @@ bool exit_dispatch(const struct vcpu_exits *x, struct kvm_run *run,
 	/* Writes KVM queued come before this exit (coalesced.h). */
 	if (x->queued)
 		coalesced_drain(x->queued);
-	stats_count_exit(x->stats, run->exit_reason);
+	stats_count_exit(x->stats, id, run->exit_reason);
 	if (x->exit_seen.fn && !hook(&e, &x->exit_seen)) {
 		stop(&e, EXIT_VMM_ERROR, true, "exit hook failed");
 		return false;
