@@ -122,6 +122,12 @@ int msr_policy_check(const struct vmm_config *cfg, struct host *h, FILE *out)
 	}
 	msr_policy_print(&p, out);
 	msr_filter_print(&f, out);
+	/* The fix's watches (pvm/syscall.c) need filter exits of their own. */
+	if (f.silent && !f.exits && cfg->syscall_fix != SYSCALL_FIX_OFF &&
+	    host_quirk_on(h, QUIRK_SYSCALL_FIX))
+		fprintf(out, "# on this host the system-call fix watches "
+			"LSTAR, so silent denials exit too (--syscall-fix "
+			"off: they do not)\n");
 	msr_filter_free(&f);
 	msr_policy_free(&p);
 	return 0;
