@@ -30,7 +30,7 @@
 #define RUN_SIZE	8192
 #define IO_OFFSET	4096
 #define MAX_REPEATS	101
-#define OTHER_RANGES	20	/* the default machine's other port ranges */
+#define OTHER_RANGES	20	/* more port ranges, as a machine has */
 
 struct fixture {
 	struct bus pio, mmio;

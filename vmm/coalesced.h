@@ -33,7 +33,8 @@ struct coalesced {
 	uint32_t max;			/* entries the ring holds */
 	struct bus *pio;
 	pthread_mutex_t lock;		/* one drainer at a time */
-	bool asked, offered;		/* a zone wanted; KVM_CAP_COALESCED_PIO */
+	bool asked;			/* a zone was wanted */
+	bool offered;			/* KVM_CAP_COALESCED_PIO */
 	unsigned int zones;		/* ports registered */
 	atomic_uint_least64_t applied;	/* writes drained, for --stats */
 	atomic_uint_least64_t drains;	/* drains that found writes */

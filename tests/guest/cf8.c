@@ -19,7 +19,7 @@
 #include "lib/guest.h"
 #include "lib/pci_access.h"
 
-#define HOST_ID		0x00081b36u	/* 00:00.0 device << 16 | vendor */
+#define HOST_ID		0x00081b36u	/* device << 16 | vendor */
 #define HOST_CLASS	0x06000000u	/* host bridge, revision 0 */
 #define BURST		1000	/* CF8 writes; KVM's ring holds ~170 */
 #define SPIN_MAX	(1u << 28)

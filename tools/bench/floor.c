@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* --- start-up -------------------------------------------------------------- */
+/* --- start-up ------------------------------------------------------------ */
 
 double bench_startup_floor(struct bench_run *b)
 {

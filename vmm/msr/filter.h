@@ -40,7 +40,7 @@ struct msr_filter {
 	struct kvm_msr_filter kvm;	/* ranges[i].bitmap malloc'ed, ours */
 	unsigned int nranges;		/* used entries of kvm.ranges */
 	bool exits;	/* a denied access needs user space (not silent) */
-	bool silent;	/* an access is denied silently (deny, no log/count) */
+	bool silent;	/* some access is denied without log or count */
 };
 
 /* 0, or -1 with one line in err (table needs > 16 ranges, x2APIC rule,

@@ -24,7 +24,7 @@ struct stats_reporter {
 };
 
 #define STATS_MAX_REPORTERS	12
-#define STATS_MAX_CPUS		256	/* vCPU ids share a row modulo this */
+#define STATS_MAX_CPUS	256	/* vCPU ids share a row modulo this */
 
 /* One vCPU's exit counts, [STATS_MAX_REASONS] for the rest: written only
  * by that vCPU's thread (no locked instruction on the exit path).  Rows
