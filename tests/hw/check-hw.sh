@@ -6,8 +6,9 @@
 # names; default: all that make check runs) in one L1 boot with lane.sh,
 # then judges each test's log here against the expected failures in
 # tests/hw/xfail.txt (the software CPU's own gaps, each with its reason).
-#   --short   make check's part: the firmware, payloads, PCI with the
-#             read-only ECAM window (tests/run.sh; MINIVMM_HW_LANE=0 skips)
+#   --short   make check's part (tests/hw/short.sh: the firmware, payloads,
+#             PCI with the read-only ECAM window), in an L1 of 2 GiB
+#             (tests/run.sh; MINIVMM_HW_LANE=0 skips it)
 # One line per test, "N passed, N failed" at the end.  Logs in
 # $BUILD/hw/npt-{on,off}/ (BUILD defaults to build, which must be built).
 # Exit status: 0 no unexpected failure, 1 some, 77 the lane cannot run
@@ -15,7 +16,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 here=tests/hw
-npt=on mem=12G limit=900 short=
+npt=on mem= limit=900 short=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--short) short=1; shift ;;
@@ -28,11 +29,12 @@ while [ $# -gt 0 ]; do
 done
 case $npt in on|off) ;; *) echo "check-hw: --npt on|off" >&2; exit 2 ;; esac
 BUILD=${BUILD:-build}
+mem=${mem:-12G}
 if [ $# -gt 0 ]; then
 	tests="$*"
 elif [ -n "$short" ]; then
-	tests="firmware pci"
-	mem=${MINIVMM_HW_MEM:-2G}
+	tests=short
+	mem=${mem:-2G}
 else
 	# As tests/run.sh: linux.sh is Debian's stock kernel (make
 	# check-linux there); here it runs too.

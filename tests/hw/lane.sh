@@ -1,6 +1,7 @@
 #!/bin/sh
 # lane.sh [limit=SECS] [cache=DIR] TEST...: runs inside L1 (run-l1.sh), on
-# L1's kvm_amd: each tests/boot/TEST.sh as make check runs it, its output
+# L1's kvm_amd: each tests/boot/TEST.sh as make check runs it (or
+# tests/hw/TEST.sh: short.sh), its output
 # in $L1_OUT/logs/TEST.log; one "@@ test TEST rc=R secs=S" line each on
 # the console.  check-hw.sh reads the logs.  A test still running after
 # limit seconds (default 900) gets rc 124: first every process's state,
@@ -34,7 +35,9 @@ for a; do
 	*)
 		s=$(up)
 		log=$logs/$a.log
-		MINIVMM=build/minivmm BUILD=build setsid bash "tests/boot/$a.sh" \
+		t=tests/boot/$a.sh
+		[ -f "$t" ] || t=tests/hw/$a.sh
+		MINIVMM=build/minivmm BUILD=build setsid bash "$t" \
 			>"$log" 2>&1 </dev/null &
 		pid=$! waited=0 rc=
 		while kill -0 $pid 2>/dev/null; do
