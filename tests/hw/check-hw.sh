@@ -10,7 +10,8 @@
 #             PCI with the read-only ECAM window), in an L1 of 2 GiB
 #             (tests/run.sh; MINIVMM_HW_LANE=0 skips it)
 # One line per test, "N passed, N failed" at the end.  Logs in
-# $BUILD/hw/npt-{on,off}/ (BUILD defaults to build, which must be built).
+# $BUILD/hw/npt-{on,off}/ or short-npt-on/ (BUILD defaults to build, which
+# must be built).
 # Exit status: 0 no unexpected failure, 1 some, 77 the lane cannot run
 # here (no QEMU, no kernel package: said why).
 set -u
@@ -59,7 +60,7 @@ case " $tests " in *" linux "*)
 	tools/fetch-kernel.sh >/dev/null || tests=$(echo " $tests " | sed 's/ linux / /') ;;
 esac
 
-out=$BUILD/hw/npt-$npt
+out=$BUILD/hw/${short:+short-}npt-$npt
 rm -rf "$out"
 mkdir -p "$out"
 console=$out/l1-console.log
