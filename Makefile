@@ -136,6 +136,7 @@ check-bazel: all
 check-hw:
 	@tools/deps.sh build test
 	@$(MAKE) --no-print-directory all
+	@tools/build-kernel.sh >/dev/null	# the Linux tests' kernel, cached
 	@tests/hw/check-hw.sh --npt on; a=$$?; \
 	tests/hw/check-hw.sh --npt off firmware foundation; b=$$?; \
 	[ $$a -eq 0 ] && [ $$b -eq 0 ]
