@@ -90,7 +90,7 @@ if [ -z "$judge" ]; then
 		>"$console" 2>&1
 fi
 l1_secs=$((SECONDS - t0))
-grep -q '^@@ lane done' "$console" || {
+grep -q '^@@ lane done' "$console" || [ -n "$judge" ] || {
 	echo "check-hw: L1 did not finish the lane (${l1_secs} s); its console:"
 	grep -v '^\[' "$console" | tail -n 20
 	exit 1
@@ -126,6 +126,9 @@ for n in "${notes[@]}"; do echo "$n"; done
 for t in $tests; do
 	log=$out/logs/$t.log
 	line=$(grep "^@@ test $t " "$console")
+	if [ -z "$line" ] && [ -n "$judge" ]; then
+		echo "hw/$t [npt=$npt]: not run (yet)"; continue
+	fi
 	rc=$(echo "$line" | sed -n 's/.* rc=\([0-9]*\).*/\1/p')
 	secs=$(echo "$line" | sed -n 's/.* secs=\([0-9.]*\).*/\1/p')
 	p=$(grep -c '^PASS: ' "$log" 2>/dev/null)
