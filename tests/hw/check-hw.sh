@@ -112,10 +112,19 @@ block() {
 		substr($0, length(c) + 1, 1) == " ") { on = 1; print; next }
 		on && /^[ \t]/ { print; next } { on = 0 }' "$1"
 }
+# holds TEXT SIG: TEXT holds every part of SIG ("A && B").
+holds() {
+	local rest=$2 part
+	while [ -n "$rest" ]; do
+		part=${rest%% && *}
+		[ "$part" = "$rest" ] && rest= || rest=${rest#* && }
+		grep -qF -- "$part" <<<"$1" || return 1
+	done
+}
 expected() {	# LOG TEST CHECK: true if an entry explains this failure
 	local sig
 	while IFS=$'\t' read -r c sig; do
-		[ "$c" = "$3" ] && block "$1" "$3" | grep -qF -- "$sig" && return 0
+		[ "$c" = "$3" ] && holds "$(block "$1" "$3")" "$sig" && return 0
 	done < <(entries "$2")
 	return 1
 }
