@@ -2,8 +2,9 @@
 # lane.sh [limit=SECS] [cache=DIR] TEST...: runs inside L1 (run-l1.sh), on
 # L1's kvm_amd: each tests/boot/TEST.sh as make check runs it (or
 # tests/hw/TEST.sh: short.sh), its output
-# in $L1_OUT/logs/TEST.log; one "@@ test TEST rc=R secs=S" line each on
-# the console.  check-hw.sh reads the logs.  A test still running after
+# in $L1_OUT/logs/TEST.log (TEST-2.log... when named again); one "@@ test
+# TEST rc=R secs=S" line each on the console; L1's kernel log at the end
+# in $L1_OUT/l1-dmesg.log.  check-hw.sh reads the logs.  A test still running after
 # limit seconds (default 900) gets rc 124: first every process's state,
 # kernel wait channel and, for minivmm, its threads' kernel stacks go to
 # the end of its log (what it hung in), then its process group is killed.
@@ -34,7 +35,8 @@ for a; do
 	cache=*) export MINIVMM_CACHE=${a#cache=} ;;
 	*)
 		s=$(up)
-		log=$logs/$a.log
+		log=$logs/$a.log n=1
+		while [ -e "$log" ]; do n=$((n + 1)); log=$logs/$a-$n.log; done
 		t=tests/boot/$a.sh
 		[ -f "$t" ] || t=tests/hw/$a.sh
 		MINIVMM=build/minivmm BUILD=build setsid bash "$t" \
@@ -54,4 +56,5 @@ for a; do
 		;;
 	esac
 done
+dmesg >"$L1_OUT/l1-dmesg.log"
 echo "@@ lane done"
