@@ -4,6 +4,7 @@
 #include "vmm/machine/machine.h"
 #include "devices/acpi_pm.h"
 #include "devices/uart16550.h"
+#include "vmm/boot/boot_pt.h"
 #include "vmm/boot/fdt.h"
 #include "vmm/boot/linux.h"
 #include "vmm/x86/cpuid.h"
@@ -386,7 +387,8 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 	}
 	/* A restore maps the snapshot's ROM and RAM instead (restore.c). */
 	if (!cfg->restore &&
-	    (load_images(vm, cfg) < 0 || write_fdt(vm, cfg) < 0))
+	    (load_images(vm, cfg) < 0 || write_fdt(vm, cfg) < 0 ||
+	     boot_pt_write(&vm->mem) < 0))
 		goto fail;
 	*status = EXIT_VMM_ERROR;
 	if (add_devices(vm) < 0 || pci_vm_setup(vm) < 0 ||
