@@ -21,7 +21,7 @@ CFLAGS	+= -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS	+= -fsanitize=address,undefined
 endif
 
-VMM_SRCS	:= $(wildcard vmm/*.c vmm/*/*.c vmm/*/*/*.c \
+VMM_SRCS	:= $(wildcard vmm/*.c vmm/*/*.c vmm/*/*/*.c devices/*/*/*.c \
 			devices/*.c devices/*/*.c) \
 		   $(wildcard firmware/lib/*.c)
 VMM_LIB_SRCS	:= $(filter-out vmm/main.c,$(VMM_SRCS))

@@ -18,7 +18,7 @@ enum long_only {
 	OPT_CPUID, OPT_PCI_TESTDEV, OPT_CONSOLE_DEVICE,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
-	OPT_VERBOSE,
+	OPT_VERBOSE, OPT_FS, OPT_SHARE,
 };
 
 static const struct option options[] = {
@@ -45,6 +45,8 @@ static const struct option options[] = {
 	{ "rng",	no_argument,	   NULL, OPT_RNG },
 	{ "console-device", required_argument, NULL, OPT_CONSOLE_DEVICE },
 	{ "net",	required_argument, NULL, OPT_NET },
+	{ "fs",		required_argument, NULL, OPT_FS },
+	{ "share",	required_argument, NULL, OPT_SHARE },
 	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
 	{ "cpuid",	required_argument, NULL, OPT_CPUID },
 	{ "pci-testdev", required_argument, NULL, OPT_PCI_TESTDEV },
@@ -118,6 +120,11 @@ void cli_usage(FILE *out)
 "  --net tap[=NAME][,mac=MAC][,offload=on|off]  virtio-net over a new tap\n"
 "                         or tap NAME (repeatable, up to 4; needs\n"
 "                         CAP_NET_ADMIN or a tap owned by the user)\n"
+"  --fs SOCKET,tag=TAG    virtio-fs served by a running vhost-user back end\n"
+"                         (virtiofsd) on SOCKET; the guest mounts TAG\n"
+"  --share DIR[,tag=TAG][,ro]  virtio-fs of host DIR through a virtiofsd\n"
+"                         minivmm starts and ends (tag: share<N>, or root\n"
+"                         for /); ro: read-only.  Up to 4 --fs/--share\n"
 "MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see minivmm(1)):\n"
 "  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
 "                         xen-relaxed|therm-compat\n"
@@ -324,6 +331,15 @@ static int parse_net(struct vmm_config *cfg, const char *v)
 	return 0;
 }
 
+static int parse_fs(struct vmm_config *cfg, const char *v, bool share)
+{
+	char err[160];
+
+	if (fs_opt_add(cfg->fss, &cfg->nfs, v, share, err, sizeof(err)) < 0)
+		return bad(share ? "--share" : "--fs", v, err);
+	return 0;
+}
+
 static int parse_cpuid(struct vmm_config *cfg, const char *v)
 {
 	struct cpuid_edits ed;
@@ -473,6 +489,8 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_DISK: return parse_disk(cfg, v);
 	case OPT_RNG: cfg->rng = true; return 0;
 	case OPT_NET: return parse_net(cfg, v);
+	case OPT_FS: return parse_fs(cfg, v, false);
+	case OPT_SHARE: return parse_fs(cfg, v, true);
 	case OPT_EXIT_STYLE: return parse_exit_style(cfg, v);
 	case OPT_CPUID: return parse_cpuid(cfg, v);
 	case OPT_CONSOLE_DEVICE: {
@@ -509,6 +527,9 @@ static enum cli_result check_snapshot_options(const struct vmm_config *cfg)
 						GIVEN_APPEND | GIVEN_FIRMWARE)))
 		why = "--kernel, --initrd, --append and --firmware conflict "
 		      "with --restore (the snapshot's guest is already loaded)";
+	else if (cfg->nfs && (cfg->snapshot || cfg->restore))
+		why = "snapshots cannot hold --fs or --share devices (their "
+		      "vhost-user back end's state is outside minivmm)";
 	if (!why)
 		return CLI_RUN;
 	fprintf(stderr, "minivmm: error: %s\n", why);

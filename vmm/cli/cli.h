@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm/cli/fs_opt.h"
 #include "vmm/cli/net_opt.h"
 
 enum console_mode { CONSOLE_STDIO, CONSOLE_NONE, CONSOLE_FILE };
@@ -88,6 +89,8 @@ struct vmm_config {
 	bool console_virtio;		/* --console-device virtio */
 	struct net_opt nets[NET_OPT_MAX];	/* --net */
 	unsigned int nnets;
+	struct fs_opt fss[FS_OPT_MAX];	/* --fs, --share (virtio-fs) */
+	unsigned int nfs;
 	bool exit_qemu;			/* --exit-style qemu */
 	bool pci_testdev;		/* --pci-testdev on */
 	const char *cpuid;		/* --cpuid +flag,-flag,... */

@@ -347,6 +347,13 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 			strerror(errno));
 		goto fail;
 	}
+	/* vhost-user back ends map guest RAM themselves. */
+	if (cfg->nfs && gmem_share(&vm->mem) < 0) {
+		fprintf(stderr, "minivmm: error: cannot share guest RAM with "
+			"the vhost-user back end (memfd): %s\n",
+			strerror(errno));
+		goto fail;
+	}
 	/* A restore maps the snapshot's ROM and RAM instead (restore.c). */
 	if (!cfg->restore &&
 	    (load_images(vm, cfg) < 0 || write_fdt(vm, cfg) < 0))
