@@ -105,6 +105,9 @@ struct vmm_config {
 	int n_append_env;
 	/* Set by a restore: the MSR policy file's text, as it was. */
 	const char *msr_policy_text;
+	bool pvpanic;			/* --pvpanic on (implied by --cmd) */
+	const char *cmd;		/* --cmd: run in the guest (run/cmd.h) */
+	double stall_timeout;		/* seconds without progress; 0: none */
 	uint32_t given;			/* enum cli_given bits */
 	enum syscall_fix syscall_fix;	/* pvm/syscall.h */
 };
