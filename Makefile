@@ -38,7 +38,12 @@ TOOL_LIBS	:= $(BUILD)/libminivmm-test.a $(BUILD)/libminivmm-bench.a \
 		   $(BUILD)/libminivmm.a
 
 all: $(BUILD)/minivmm $(BUILD)/minivmm-bench $(BUILD)/minivmm-test \
-	$(BUILD)/firmware.bin guests tools
+	$(BUILD)/firmware.bin $(BUILD)/cmd-initramfs.cpio guests tools
+
+# --cmd's initramfs, found next to the binary (vmm/run/cmd.h).
+$(BUILD)/cmd-initramfs.cpio: vmm/run/cmd-init.sh tools/mkinitramfs.sh
+	@mkdir -p $(dir $@)
+	tools/mkinitramfs.sh -o $@ vmm/run/cmd-init.sh >/dev/null
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)

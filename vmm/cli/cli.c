@@ -300,7 +300,7 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_EXIT_STYLE, GIVEN_EXIT_STYLE }, { OPT_CPUID, GIVEN_CPUID },
 	{ OPT_PCI_TESTDEV, GIVEN_PCI_TESTDEV },
 	{ OPT_SYSCALL_FIX, GIVEN_SYSCALL_FIX },
-	{ OPT_NET, GIVEN_NET },
+	{ OPT_NET, GIVEN_NET }, { OPT_PVPANIC, GIVEN_PVPANIC },
 };
 
 const char *cli_option_name(size_t i)
@@ -458,9 +458,10 @@ static enum cli_result check_snapshot_options(const struct vmm_config *cfg)
 						GIVEN_APPEND | GIVEN_FIRMWARE)))
 		why = "--kernel, --initrd, --append and --firmware conflict "
 		      "with --restore (the snapshot's guest is already loaded)";
-	else if (cfg->nfs && (cfg->snapshot || cfg->restore))
+	else if ((cfg->nfs || cfg->cmd) && (cfg->snapshot || cfg->restore))
 		why = "snapshots cannot hold --fs or --share devices (their "
-		      "vhost-user back end's state is outside minivmm)";
+		      "vhost-user back end's state is outside minivmm) or a "
+		      "--cmd run";
 	if (!why)
 		return CLI_RUN;
 	fprintf(stderr, "minivmm: error: %s\n", why);

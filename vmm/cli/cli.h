@@ -52,6 +52,7 @@ enum cli_given {
 	GIVEN_PCI_TESTDEV = 1u << 18, GIVEN_SYSCALL_FIX = 1u << 19,
 	GIVEN_CONSOLE_DEVICE = 1u << 20,
 	GIVEN_NET = 1u << 21,
+	GIVEN_PVPANIC = 1u << 22,
 };
 
 struct vmm_config {

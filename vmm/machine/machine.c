@@ -43,6 +43,8 @@ static void on_test_exit(void *ctx, uint32_t value, uint32_t width)
 	(void)width;
 	if (status == EXIT_FIRMWARE)
 		vm_stop(vm, status, "firmware reported failure %u", reason);
+	else if (vm->cfg->cmd)
+		vm_stop(vm, status, NULL);	/* the command's status */
 	else
 		vm_stop(vm, status, "guest test-exit 0x%x (status %d)", value,
 			status);
