@@ -9,6 +9,9 @@
 #   fs           --fs SOCKET,tag=TAG with a virtiofsd this script starts
 #   gone         the back end killed while the guest uses the share: the
 #                run ends with status 1 and a line saying so, no hang
+#   cmd          --cmd runs: a shared file read (checksum), a file written
+#                into a writable share, a status that comes back (3), a
+#                panic on purpose (status 8, pvpanic), a stall (status 9)
 #   bad input    (no boot) a directory that does not exist, a daemon that
 #                does not exist, a bad tag, a --fs path that is no socket,
 #                --share with --snapshot: status 2, nothing left running
@@ -133,6 +136,60 @@ vm gone $((BOOT_LIMIT + 30)) -m 256M --kernel "$kernel" --initrd "$initrd" \
 kill "$killer" 2>/dev/null
 expect gone 1 '@@ holding' 'virtio-fs1 .*vhost-user back end failed'
 if leftovers; then pass gone-nothing-left; else fail gone "virtiofsd or its socket left behind"; fi
+
+# --- --cmd: a command's output and status --------------------------------------
+cmdinit=
+if [ -n "${MINIVMM_KERNEL_MODS:-}" ]; then
+	# A distribution kernel: its modules first, then minivmm's init.
+	cat >"$TMP/cmd-wrap.sh" <<-EOS
+	#!/bin/sh
+	for m in $(echo "$mods,pvpanic,pvpanic-pci" | tr , ' '); do /bin/busybox insmod /bin/\$m.ko; done
+	exec /bin/sh /bin/cmd-init.sh
+	EOS
+	cmdinit=$TMP/cmd-initramfs.cpio
+	tools/mkinitramfs.sh -o "$cmdinit" "$TMP/cmd-wrap.sh" vmm/run/cmd-init.sh \
+		"${modfiles[@]}" "$MINIVMM_KERNEL_MODS/pvpanic.ko" \
+		"$MINIVMM_KERNEL_MODS/pvpanic-pci.ko" >/dev/null
+fi
+MINIVMM_ABS=$(realpath "$MINIVMM")
+# cmdvm NAME DIR ARGS...: minivmm --cmd from DIR (its working directory).
+cmdvm() {
+	local name=$1 dir=$2
+	shift 2
+	(cd "$dir" && MINIVMM_CMD_INITRAMFS=${cmdinit:-$MINIVMM_CMD_INITRAMFS} \
+		timeout -k 5 $((BOOT_LIMIT + 30)) "$MINIVMM_ABS" -m 256M \
+		--kernel "$kernel" --timeout "$BOOT_LIMIT" "$@" </dev/null \
+		>"$TMP/$name.out" 2>"$TMP/$name.err")
+	status=$?
+}
+bigsum=$(md5sum <"$TMP/ro/big" | cut -d' ' -f1)
+cmdvm cmd-read "$TMP/ro" --share "$TMP/ro,ro" --cmd 'md5sum big && pwd'
+expect cmd-read 0 "^$bigsum  big" ''
+if grep -q "^$TMP/ro\$" "$TMP/cmd-read.out"; then
+	pass "cmd-cwd (the command ran in the shared current directory)"
+else
+	fail cmd-read "the command did not run in $TMP/ro"
+fi
+cmdvm cmd-write "$TMP/rw" --share "$TMP/rw" --cmd 'echo "from the command" >cmdfile'
+if [ "$status" = 0 ] && [ "$(cat "$TMP/rw/cmdfile" 2>/dev/null)" = "from the command" ]; then
+	pass cmd-write
+else
+	fail cmd-write "status $status, $TMP/rw/cmdfile: $(cat "$TMP/rw/cmdfile" 2>&1)"
+fi
+cmdvm cmd-status "$TMP" --cmd 'echo failing on purpose; exit 3'
+expect cmd-status 3 'failing on purpose'
+cmdvm cmd-panic "$TMP" --cmd 'echo c >/proc/sysrq-trigger; sleep 600'
+expect cmd-panic 8 '' 'guest panicked'
+cmdvm cmd-stall "$TMP" --stall-timeout 30 --append "console=ttyS0 panic=-1" \
+	--cmd 'echo going quiet; sleep 100000'
+expect cmd-stall 9 'going quiet' 'guest stalled: no console output and no exits for 30 s'
+if grep -q 'vCPU 0 at RIP' "$TMP/cmd-stall.err"; then
+	pass "cmd-stall-report (where the vCPU was)"
+else
+	fail cmd-stall "no vCPU report"
+fi
+cmdvm cmd-initrd "$TMP" --initrd "$initrd" --cmd true
+expect cmd-initrd 2 '' '--initrd: conflicts with --cmd'
 
 # --- bad input: status 2, one line, nothing started or left ------------------
 vm nodir 30 --kernel "$kernel" --share "$TMP/does-not-exist"

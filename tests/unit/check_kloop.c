@@ -20,8 +20,10 @@ START_TEST(fs_values)
 	ck_assert_str_eq(all[0].path, "/srv");
 	ck_assert_str_eq(all[0].tag, "share0");
 	ck_assert(all[0].ro && all[0].share);
-	ck_assert_int_eq(fs_opt_add(all, &n, "/", true, err, 200), 0);
+	ck_assert_int_eq(fs_opt_add(all, &n, "/:ro", true, err, 200), 0);
 	ck_assert_str_eq(all[1].tag, "root");
+	ck_assert_str_eq(all[1].path, "/");
+	ck_assert(all[1].ro);
 	ck_assert_int_eq(fs_opt_add(all, &n, "/run/v.sock,tag=t-1.x_y", false,
 				    err, 200), 0);
 	ck_assert_str_eq(all[2].tag, "t-1.x_y");

@@ -57,6 +57,14 @@ int fs_opt_parse(const char *v, bool share, unsigned int nth,
 		return -1;
 	}
 	memcpy(o->path, v, plen);
+	/* DIR:ro, the spelling of virtme-ng and the issue, as ,ro */
+	if (share && plen > 3 && !strcmp(o->path + plen - 3, ":ro")) {
+		o->path[plen - 3] = 0;
+		o->ro = true;
+	}
+	/* The host's root is only ever shared read-only. */
+	if (share && !strcmp(o->path, "/"))
+		o->ro = true;
 	while (comma) {
 		const char *w = comma + 1, *end = strchr(w, ',');
 		size_t l = end ? (size_t)(end - w) : strlen(w);
