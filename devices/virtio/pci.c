@@ -431,26 +431,6 @@ void virtio_pci_poke(struct virtio_pci *vp)
 	worker_rescan(&vp->worker);
 }
 
-int virtio_pci_kick_fd(const struct virtio_pci *vp, unsigned int q)
-{
-	return q < vp->ops->nqueues ? vp->kick_fd[q] : -1;
-}
-
-int virtio_pci_call_fd(const struct virtio_pci *vp, unsigned int q)
-{
-	return q < vp->ops->nqueues ? vp->call_fd[q] : -1;
-}
-
-const struct vq *virtio_pci_vq(const struct virtio_pci *vp, unsigned int q)
-{
-	return q < vp->ops->nqueues ? &vp->vq[q] : NULL;
-}
-
-uint64_t virtio_pci_driver_features(const struct virtio_pci *vp)
-{
-	return vp->st.driver_features;
-}
-
 void virtio_pci_config_changed(struct virtio_pci *vp)
 {
 	pthread_mutex_lock(&vp->lock);

@@ -3,6 +3,7 @@
 #include "vmm/cli/cpuid_flags.h"
 #include "vmm/layout.h"
 #include "vmm/cli/parse.h"
+#include "vmm/cli/usage.h"
 
 #include <getopt.h>
 #include <string.h>

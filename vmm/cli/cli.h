@@ -118,7 +118,6 @@ enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_ERROR };
 void cli_defaults(struct vmm_config *cfg);
 /* Parses argv (argv[0] = program, an optional "run" subcommand first). */
 enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv);
-void cli_usage(FILE *out);
 /* One --disk value, PATH[,ro][,serial=S], into d (also how a snapshot's
  * CONFIG section keeps it).  0, or -1 with why in err. */
 int cli_parse_disk(const char *v, struct disk_opt *d, char *err,

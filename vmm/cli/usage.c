@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* minivmm --help: the option summary (docs/minivmm.1 is the reference;
  * tools/check-options.py keeps the two and the parser in step). */
-#include "vmm/cli/cli.h"
+#include "vmm/cli/usage.h"
 
 void cli_usage(FILE *out)
 {

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_DEVS	(CLI_MAX_DISKS + 2 + NET_OPT_MAX + FS_OPT_MAX)
@@ -487,31 +486,6 @@ static int open_taps(struct virtio_vm *vv)
 	return 0;
 }
 
-static int start_daemons(struct virtio_vm *vv)
-{
-	const struct vmm_config *cfg = vv->vm->cfg;
-	char err[FS_PATH_MAX + 200];
-
-	for (unsigned int i = 0; i < cfg->nfs; i++) {
-		struct stat st;
-
-		if (!cfg->fss[i].share && (stat(cfg->fss[i].path, &st) < 0 ||
-					   !S_ISSOCK(st.st_mode))) {
-			fprintf(stderr, "minivmm: error: --fs %s: not a "
-				"socket\n", cfg->fss[i].path);
-			return -1;
-		}
-		if (!cfg->fss[i].share ||
-		    virtiofsd_start(&vv->daemons[i], &cfg->fss[i], err,
-				    sizeof(err)) == 0)
-			continue;
-		fprintf(stderr, "minivmm: error: --share %s: %s\n",
-			cfg->fss[i].path, err);
-		return -1;
-	}
-	return 0;
-}
-
 int virtio_vm_prepare(struct vm *vm)
 {
 	const struct vmm_config *cfg = vm->cfg;
@@ -532,7 +506,8 @@ int virtio_vm_prepare(struct vm *vm)
 			return -1;
 		vv->ndisks++;
 	}
-	return open_taps(vv) < 0 ? -1 : start_daemons(vv);
+	return open_taps(vv) < 0 ? -1 :
+	       virtiofsd_start_all(vv->daemons, vm->cfg);
 }
 
 static int check_caps(struct vm *vm)

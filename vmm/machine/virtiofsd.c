@@ -182,3 +182,27 @@ void virtiofsd_stop(struct virtiofsd *d)
 		rmdir(d->dir);
 	d->sock[0] = d->dir[0] = 0;
 }
+
+int virtiofsd_start_all(struct virtiofsd *d, const struct vmm_config *cfg)
+{
+	char err[FS_PATH_MAX + 200];
+
+	for (unsigned int i = 0; i < cfg->nfs; i++) {
+		const struct fs_opt *o = &cfg->fss[i];
+		struct stat st;
+
+		if (!o->share && (stat(o->path, &st) < 0 ||
+				  !S_ISSOCK(st.st_mode))) {
+			fprintf(stderr, "minivmm: error: --fs %s: not a "
+				"socket\n", o->path);
+			return -1;
+		}
+		if (!o->share || virtiofsd_start(&d[i], o, err,
+						 sizeof(err)) == 0)
+			continue;
+		fprintf(stderr, "minivmm: error: --share %s: %s\n", o->path,
+			err);
+		return -1;
+	}
+	return 0;
+}

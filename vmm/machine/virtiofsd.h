@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "vmm/cli/fs_opt.h"
+#include "vmm/cli/cli.h"
 
 #define VIRTIOFSD_DEFAULT	"/usr/lib/qemu/virtiofsd"
 #define VIRTIOFSD_WAIT_MS	20000	/* for its socket (a loaded host) */
@@ -31,6 +31,9 @@ struct virtiofsd {
  * nothing is left running then. */
 int virtiofsd_start(struct virtiofsd *d, const struct fs_opt *o, char *err,
 		    size_t errlen);
+/* For cfg's --fs (the path must be a socket) and --share options (a
+ * daemon each, into d[i]): 0, or -1 after one line (exit status 2). */
+int virtiofsd_start_all(struct virtiofsd *d, const struct vmm_config *cfg);
 /* End it (if running) and remove its socket directory. */
 void virtiofsd_stop(struct virtiofsd *d);
 
