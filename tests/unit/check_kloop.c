@@ -5,6 +5,7 @@
  * (devices/virtio/vhost_user/msg.c). */
 #include "tests/unit/unit.h"
 #include "devices/virtio/vhost_user/msg.h"
+#include "vmm/boot/elf_syms.h"
 #include "vmm/cli/fs_opt.h"
 #include "vmm/run/cmd.h"
 
@@ -159,6 +160,29 @@ START_TEST(vhost_user_replies)
 }
 END_TEST
 
+/* --stall-timeout's report names RIP: this very binary's symbols. */
+START_TEST(elf_symbols)
+{
+	struct elf_syms s;
+	const char *name;
+	uint64_t at = 0, off = 99;
+
+	ck_assert_int_eq(elf_syms_load(&s, "/proc/self/exe"), 0);
+	ck_assert_uint_gt(s.n, 10);
+	for (size_t i = 0; i < s.n; i++)
+		if (!strcmp(s.names + s.v[i].name, "elf_syms_find"))
+			at = s.v[i].addr;
+	ck_assert_uint_ne(at, 0);
+	name = elf_syms_find(&s, at + 2, &off);
+	ck_assert_str_eq(name, "elf_syms_find");
+	ck_assert_uint_eq(off, 2);
+	ck_assert_ptr_null(elf_syms_find(&s, 1, &off));
+	elf_syms_free(&s);
+	ck_assert_int_eq(elf_syms_load(&s, "/proc/self/cmdline"), -1);
+	ck_assert_int_eq(elf_syms_load(&s, "/nonexistent"), -1);
+}
+END_TEST
+
 static Suite *kloop_suite(void)
 {
 	Suite *s = suite_create("kloop");
@@ -167,6 +191,7 @@ static Suite *kloop_suite(void)
 	tcase_add_test(tc, fs_values);
 	tcase_add_test(tc, cmd_initramfs);
 	tcase_add_test(tc, vhost_user_replies);
+	tcase_add_test(tc, elf_symbols);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,6 +5,7 @@
 #include "vmm/run/run.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/run/report.h"
+#include "vmm/boot/elf_syms.h"
 #include "vmm/run/sandbox.h"
 #include "vmm/snapshot/snapshot.h"
 #include "vmm/vcpu.h"
@@ -176,6 +177,7 @@ static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 
 int vm_run(struct vm *vm)
 {
+	static struct elf_syms syms;
 	uint64_t deadline = 0;
 	sigset_t set;
 	int sfd;
@@ -187,6 +189,9 @@ int vm_run(struct vm *vm)
 		return EXIT_VMM_ERROR;
 	}
 	console_enable_input(&vm->console);
+	/* Where a stuck guest was, by name (no opens once sandboxed). */
+	if (vm->cfg->kernel && elf_syms_load(&syms, vm->cfg->kernel) == 0)
+		report_set_symbols(&syms);
 	/* Set-up is over: from here on only what the run needs. */
 	if (sandbox_install(vm->cfg) < 0) {
 		close(sfd);
@@ -215,6 +220,8 @@ int vm_run(struct vm *vm)
 	     vm->exit_status > EXIT_SIGNAL_BASE) && i < vm->ncpus; i++)
 		vcpu_report_where(&vm->vcpus[i], &vm->mem);
 	close(sfd);
+	report_set_symbols(NULL);
+	elf_syms_free(&syms);
 	console_flush(&vm->console);
 	console_restore_terminal();
 	return vm->exit_status;
