@@ -110,9 +110,9 @@ static uint64_t progress(struct vm *vm)
 	pthread_mutex_lock(&vm->console.lock);
 	n = vm->console.written;
 	pthread_mutex_unlock(&vm->console.lock);
-	for (int i = 0; i < STATS_MAX_REASONS; i++)
-		n += atomic_load(&vm->stats.exits[i]);
-	return n + atomic_load(&vm->stats.exits_other);
+	for (uint32_t i = 0; i <= STATS_MAX_REASONS; i++)
+		n += stats_exits(&vm->stats, i);
+	return n;
 }
 
 /* A poll timeout that wakes in time to look again (ms, -1: none). */
