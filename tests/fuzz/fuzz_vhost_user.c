@@ -67,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&c, 0, sizeof(c));
 	pthread_mutex_init(&c.lock, NULL);
 	c.fd = sv[0];
+	c.timeout_ms = VHU_REPLY_TIMEOUT_MS;
 	c.protocol = ack ? 1ull << VHU_PROTOCOL_F_REPLY_ACK : 0;
 	rc = vhu_conn_request(&c, req, payload, has ? 0 : 8, NULL, 0, &val);
 	if (rc == 0 && (has || ack)) {

@@ -92,7 +92,7 @@ static int recv_all(struct vhu_conn *c, uint8_t *buf, size_t len,
 				     .msg_control = ctl,
 				     .msg_controllen = sizeof(ctl) };
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		int pr = poll(&p, 1, VHU_REPLY_TIMEOUT_MS);
+		int pr = poll(&p, 1, c->timeout_ms);
 		ssize_t r;
 
 		if (pr < 0 && errno == EINTR)
@@ -100,7 +100,7 @@ static int recv_all(struct vhu_conn *c, uint8_t *buf, size_t len,
 		if (pr == 0)
 			return fail(c, true, "%s: no reply from the back end "
 				    "in %d s", vhu_request_name(request),
-				    VHU_REPLY_TIMEOUT_MS / 1000);
+				    c->timeout_ms / 1000);
 		r = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -200,9 +200,11 @@ static int handshake(struct vhu_conn *c)
 {
 	uint64_t want = 1ull << VHU_PROTOCOL_F_REPLY_ACK, theirs;
 
+	c->timeout_ms = VHU_FIRST_REPLY_MS;
 	if (vhu_conn_request(c, VHU_GET_FEATURES, NULL, 0, NULL, 0,
 			     &c->features) < 0)
 		return -1;
+	c->timeout_ms = VHU_REPLY_TIMEOUT_MS;
 	if (c->features >> VHU_F_PROTOCOL_FEATURES & 1) {
 		if (vhu_conn_request(c, VHU_GET_PROTOCOL_FEATURES, NULL, 0,
 				     NULL, 0, &theirs) < 0 ||

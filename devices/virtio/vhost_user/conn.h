@@ -18,7 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VHU_REPLY_TIMEOUT_MS	10000
+/* A reply may take this long; the first one longer: virtiofsd builds its
+ * sandbox (namespaces, pivot_root, seccomp) only once connected, which
+ * took over 10 s on a loaded nested-virtualization host. */
+#define VHU_REPLY_TIMEOUT_MS	30000
+#define VHU_FIRST_REPLY_MS	120000
 #define VHU_ERR_MAX		200
 
 struct vhu_conn {
@@ -27,6 +31,7 @@ struct vhu_conn {
 	uint64_t features;		/* the back end's GET_FEATURES */
 	uint64_t protocol;		/* protocol features in use */
 	bool dead;
+	int timeout_ms;			/* for the next reply */
 	char err[VHU_ERR_MAX];		/* why the last request failed */
 };
 
