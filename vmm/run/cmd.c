@@ -148,8 +148,12 @@ int cmd_prepare(struct vmm_config *cfg)
 		return fail("--kernel", "a Linux kernel is needed");
 	img = shipped(path, sizeof(path));
 	in = open(img, O_RDONLY | O_CLOEXEC);
-	if (in < 0 || fstat(in, &st) < 0)
-		return fail(img, strerror(errno));
+	if (in < 0 || fstat(in, &st) < 0) {
+		fprintf(stderr, "minivmm: error: --cmd: %s: %s (make builds "
+			"it, with busybox-static and cpio installed)\n", img,
+			strerror(errno));
+		return -1;
+	}
 	b.cap = (size_t)st.st_size + 4096;
 	b.p = malloc(b.cap);
 	if (!b.p || read(in, b.p, (size_t)st.st_size) != st.st_size) {
