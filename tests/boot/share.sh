@@ -145,12 +145,13 @@ if [ -n "${MINIVMM_KERNEL_MODS:-}" ]; then
 	# A distribution kernel: its modules first, then minivmm's init.
 	cat >"$TMP/cmd-wrap.sh" <<-EOS
 	#!/bin/sh
-	for m in $(echo "$mods,pvpanic,pvpanic-pci" | tr , ' '); do /bin/busybox insmod /bin/\$m.ko; done
+	for m in $(echo "$mods,overlay,pvpanic,pvpanic-pci" | tr , ' '); do /bin/busybox insmod /bin/\$m.ko; done
 	exec /bin/sh /bin/cmd-init.sh
 	EOS
 	cmdinit=$TMP/cmd-initramfs.cpio
 	tools/mkinitramfs.sh -o "$cmdinit" "$TMP/cmd-wrap.sh" vmm/run/cmd-init.sh \
-		"${modfiles[@]}" "$MINIVMM_KERNEL_MODS/pvpanic.ko" \
+		"${modfiles[@]}" "$MINIVMM_KERNEL_MODS/overlay.ko" \
+		"$MINIVMM_KERNEL_MODS/pvpanic.ko" \
 		"$MINIVMM_KERNEL_MODS/pvpanic-pci.ko" >/dev/null
 fi
 MINIVMM_ABS=$(realpath "$MINIVMM")
