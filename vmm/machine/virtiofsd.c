@@ -54,8 +54,13 @@ static void child(const struct virtiofsd *d, const struct fs_opt *o,
 	}
 	snprintf(sock, sizeof(sock), "--socket-path=%s", d->sock);
 	snprintf(src, sizeof(src), "source=%s", dir);
+	/* Sharing / confines nothing, and pivot_root into / fails where
+	 * minivmm itself runs chrooted (containers, the nested lab):
+	 * chroot instead of the namespace sandbox. */
 	execl(daemon_path(), daemon_path(), sock, "-o", src, "-o",
-	      "cache=auto", "-o", "log_level=err", (char *)NULL);
+	      "cache=auto", "-o", "log_level=err", "-o",
+	      strcmp(dir, "/") ? "sandbox=namespace" : "sandbox=chroot",
+	      (char *)NULL);
 	_exit(127);
 }
 
