@@ -35,6 +35,11 @@ if [ -n "$root" ]; then
 	mount -t tmpfs rw /rw && mkdir -p /rw/upper /rw/work
 	mount -t overlay overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work $R ||
 		{ say "cannot mount the overlay (CONFIG_OVERLAY_FS?)"; finish 125; }
+	# Before the shares: one under /tmp must not end up hidden.
+	mount -t proc proc $R/proc
+	mount -t sysfs sys $R/sys
+	mount -o bind /dev $R/dev
+	mount -t tmpfs tmp $R/tmp
 fi
 while read -r tag path mode; do
 	[ -n "$tag" ] || continue
@@ -46,10 +51,6 @@ while read -r tag path mode; do
 done <$m/shares
 cwd=$(cat $m/cwd)
 if [ -n "$R" ]; then
-	mount -t proc proc $R/proc
-	mount -t sysfs sys $R/sys
-	mount -o bind /dev $R/dev
-	mount -t tmpfs tmp $R/tmp
 	chroot $R /bin/sh -c 'cd "$1" 2>/dev/null || cd /; eval "$2"' sh "$cwd" "$(cat $m/cmd)"
 else
 	cd "$cwd" 2>/dev/null || cd /
