@@ -15,7 +15,7 @@
 #                in the guest); a panic on purpose (status 8, pvpanic), a
 #                stall (status 9)
 #   bad input    (no boot) a directory that does not exist, a daemon that
-#                does not exist, a bad tag, a --fs path that is no socket,
+#                does not exist or dies at start, a bad tag, a --fs path that is no socket,
 #                --share with --snapshot: status 2, nothing left running
 # MINIVMM_KERNEL overrides the kernel; MINIVMM_KERNEL_MODS=DIR adds a
 # distribution kernel's modules (DIR/*.ko, loaded in minivmm.mods order).
@@ -209,6 +209,8 @@ vm nodir 30 --kernel "$kernel" --share "$TMP/does-not-exist"
 expect nodir 2 '' 'share .*does-not-exist: No such file or directory'
 MINIVMM_VIRTIOFSD=/nonexistent/virtiofsd vm nodaemon 30 --kernel "$kernel" --share "$TMP/rw"
 expect nodaemon 2 '' '/nonexistent/virtiofsd: No such file or directory'
+MINIVMM_VIRTIOFSD=/bin/false vm diesatstart 30 --kernel "$kernel" --share "$TMP/rw"
+expect diesatstart 2 '' 'exited with status 1 before its socket was ready'
 vm badtag 30 --kernel "$kernel" --share "$TMP/rw,tag=has space"
 expect badtag 2 '' 'a tag is 1..36 bytes'
 vm longtag 30 --kernel "$kernel" --fs "$TMP/x.sock,tag=$(printf 'a%.0s' $(seq 37))"
