@@ -21,7 +21,7 @@ CFLAGS	+= -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS	+= -fsanitize=address,undefined
 endif
 
-VMM_SRCS	:= $(wildcard vmm/*.c vmm/*/*.c vmm/*/*/*.c \
+VMM_SRCS	:= $(wildcard vmm/*.c vmm/*/*.c vmm/*/*/*.c devices/*/*/*.c \
 			devices/*.c devices/*/*.c) \
 		   $(wildcard firmware/lib/*.c)
 VMM_LIB_SRCS	:= $(filter-out vmm/main.c,$(VMM_SRCS))
@@ -38,7 +38,12 @@ TOOL_LIBS	:= $(BUILD)/libminivmm-test.a $(BUILD)/libminivmm-bench.a \
 		   $(BUILD)/libminivmm.a
 
 all: $(BUILD)/minivmm $(BUILD)/minivmm-bench $(BUILD)/minivmm-test \
-	$(BUILD)/firmware.bin guests tools
+	$(BUILD)/firmware.bin $(BUILD)/cmd-initramfs.cpio guests tools
+
+# --cmd's initramfs, found next to the binary (vmm/run/cmd.h).
+$(BUILD)/cmd-initramfs.cpio: vmm/run/cmd-init.sh tools/mkinitramfs.sh
+	@mkdir -p $(dir $@)
+	tools/mkinitramfs.sh -o $@ vmm/run/cmd-init.sh >/dev/null
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)

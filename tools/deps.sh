@@ -4,7 +4,8 @@
 # needs, by tier:
 #
 #   build   `make` and `make run`: the VMM, the firmware, the test guests
-#           and host tools (libc6-dev's static libc for tests/linux/)
+#           and host tools (libc6-dev's static libc for tests/linux/),
+#           --cmd's initramfs (busybox-static, cpio)
 #   test    what `make check` needs beyond that: the unit tests (check,
 #           pkg-config), iasl (acpica-tools), the fuzzers (clang-14 and its
 #           libFuzzer), the boot tests (python3; busybox, cpio and
@@ -23,7 +24,7 @@
 set -eu
 
 BUILD_PKGS="gcc make libc6-dev linux-libc-dev libfdt-dev libseccomp-dev
-libcjson-dev libcapstone-dev zlib1g-dev"
+libcjson-dev libcapstone-dev zlib1g-dev busybox-static cpio"
 TEST_PKGS="check pkg-config acpica-tools clang libclang-rt-14-dev python3
 busybox-static cpio e2fsprogs iproute2 qemu-system-x86"
 KERNEL_PKGS="linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils

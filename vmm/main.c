@@ -8,6 +8,7 @@
 #include "vmm/msr/vm.h"
 #include "vmm/machine/pci_vm.h"
 #include "vmm/run/run.h"
+#include "vmm/run/cmd.h"
 #include "vmm/snapshot/restore.h"
 #include "vmm/vm.h"
 
@@ -89,6 +90,8 @@ int main(int argc, char **argv)
 	case CLI_RUN:
 		break;
 	}
+	if (cmd_prepare(&cfg) < 0)
+		return EXIT_USAGE;
 	probe_host(&host, cfg.verbose);
 	if (cfg.msr_policy_check)
 		return msr_policy_check(&cfg, &host, stdout);

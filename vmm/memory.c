@@ -72,6 +72,7 @@ int gmem_init(struct gmem *mem, int vm_fd, uint64_t ram_size)
 	if (map == MAP_FAILED)
 		return -1;
 	mem->ram_map = map;
+	mem->ram_fd = -1;
 	mem->ram_map_size = total;
 	mem->ram_size = ram_size;
 	mem->low_ram_end = low;
@@ -96,10 +97,41 @@ fail:
 	return -1;
 }
 
+int gmem_share(struct gmem *mem)
+{
+	uint64_t off = 0;
+	int fd = memfd_create("minivmm-ram", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)mem->ram_size) < 0)
+		goto fail;
+	for (int i = 0; i < mem->n; i++) {
+		struct gmem_region *r = &mem->regions[i];
+
+		if (!r->is_ram)
+			continue;
+		/* Nothing has touched these pages yet: replacing them
+		 * under KVM's memslot loses nothing. */
+		if (mmap(r->host, r->size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, fd, (off_t)off) == MAP_FAILED)
+			goto fail;
+		r->fd_offset = off;
+		off += r->size;
+	}
+	mem->ram_fd = fd;
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
 void gmem_destroy(struct gmem *mem)
 {
 	if (mem->ram_map)
 		munmap(mem->ram_map, mem->ram_map_size);
+	if (mem->ram_map && mem->ram_fd >= 0)
+		close(mem->ram_fd);
 	mem->ram_map = NULL;
 	mem->n = 0;
 }

@@ -22,6 +22,7 @@ struct gmem_region {
 	bool readonly;		/* KVM_MEM_READONLY */
 	bool is_ram;		/* guest RAM (vs ROM, shadows, BAR backing) */
 	bool mapped;		/* currently a KVM memslot at gpa */
+	uint64_t fd_offset;	/* RAM in gmem.ram_fd: where it starts */
 	const char *name;
 };
 
@@ -32,6 +33,7 @@ struct gmem {
 	uint64_t high_ram_end;	/* end of RAM above 4 GiB (= 4 GiB if none) */
 	uint8_t *ram_map;	/* one reservation with guard pages */
 	size_t ram_map_size;
+	int ram_fd;		/* gmem_share's memfd, or -1: private RAM */
 	int n;
 	struct gmem_region regions[GMEM_MAX_REGIONS];
 	uint32_t next_slot;
@@ -43,6 +45,11 @@ struct gmem {
  * (ENOMEM when the host cannot map that much). */
 int gmem_init(struct gmem *mem, int vm_fd, uint64_t ram_size);
 void gmem_destroy(struct gmem *mem);
+/* Back guest RAM by one memfd mapped shared, at the same addresses, so a
+ * vhost-user back end can map it too (ram_fd; each RAM region's
+ * fd_offset).  Right after gmem_init, before RAM is written.  0 or -1
+ * (errno). */
+int gmem_share(struct gmem *mem);
 
 /* Add a memslot backed by host (size page-aligned), e.g. the firmware ROM
  * (readonly) or a RAM-backed BAR.  Returns the region index or -1. */

@@ -121,6 +121,12 @@ static void go_live(struct virtio_pci *vp)
 		if (vq_ready(&vp->vq[q]))
 			atomic_store_explicit(&vp->live[q], true,
 					      memory_order_release);
+	if (vp->ops->start && vp->ops->start(vp->dev, vp) < 0) {
+		for (unsigned int q = 0; q < vp->ops->nqueues; q++)
+			atomic_store(&vp->live[q], false);
+		virtio_needs_reset(vp);
+		return;
+	}
 	worker_rescan(&vp->worker);
 }
 

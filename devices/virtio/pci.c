@@ -246,15 +246,34 @@ static void serve(void *ctx, unsigned int q, uint64_t kicks)
 {
 	struct virtio_pci *vp = ctx;
 
-	atomic_fetch_add(&vp->stats.notifies, kicks);
 	if (q == vp->ops->nqueues && vp->worker.extra_fd >= 0) {
 		vp->ops->process(vp->dev, vp, q);
 		return;
 	}
+	if (vp->ops->backend_queues) {
+		/* The back end used buffers of q: its call, relayed. */
+		if (kicks && virtio_queue_live(vp, q)) {
+			atomic_fetch_add(&vp->stats.requests, kicks);
+			virtio_irq_queue(vp, q);
+		}
+		return;
+	}
+	atomic_fetch_add(&vp->stats.notifies, kicks);
 	if (q >= vp->ops->nqueues ||
 	    !atomic_load_explicit(&vp->live[q], memory_order_acquire))
 		return;
 	vp->ops->process(vp->dev, vp, q);
+}
+
+static void close_fds(struct virtio_pci *vp)
+{
+	for (unsigned int q = 0; q < VIRTIO_MAX_QUEUES; q++) {
+		if (vp->kick_fd[q] >= 0)
+			close(vp->kick_fd[q]);
+		if (vp->call_fd[q] >= 0)
+			close(vp->call_fd[q]);
+		vp->kick_fd[q] = vp->call_fd[q] = -1;
+	}
 }
 
 static void release(struct pci_fn *fn)
@@ -265,9 +284,7 @@ static void release(struct pci_fn *fn)
 	if (vp->ops->release)
 		vp->ops->release(vp->dev);
 	msix_destroy(&vp->msix);
-	for (unsigned int q = 0; q < VIRTIO_MAX_QUEUES; q++)
-		if (vp->kick_fd[q] >= 0)
-			close(vp->kick_fd[q]);
+	close_fds(vp);
 	pthread_mutex_destroy(&vp->used_lock);
 	pthread_mutex_destroy(&vp->irq_lock);
 	pthread_mutex_destroy(&vp->lock);
@@ -315,7 +332,7 @@ static int init_state(struct virtio_pci *vp)
 {
 	vp->worker.ctl_fd = -1;
 	for (unsigned int q = 0; q < VIRTIO_MAX_QUEUES; q++)
-		vp->kick_fd[q] = -1;
+		vp->kick_fd[q] = vp->call_fd[q] = -1;
 	vp->notify_base = VIRTIO_NO_ADDR;
 	vp->st.config_vector = VIRTIO_MSI_NO_VECTOR;
 	pthread_mutex_init(&vp->lock, NULL);
@@ -327,11 +344,19 @@ static int init_state(struct virtio_pci *vp)
 		vp->kick_fd[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (vp->kick_fd[q] < 0)
 			return -1;
+		if (!vp->ops->backend_queues)
+			continue;
+		vp->call_fd[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (vp->call_fd[q] < 0)
+			return -1;
 	}
 	if (msix_init(&vp->msix, vp->ops->nqueues + 1, vp->host.msix_route,
 		      vp->host.ctx) < 0)
 		return -1;
-	return worker_init(&vp->worker, vp->kick_fd, vp->ops->nqueues, serve,
+	/* A back end takes the kicks itself; the thread waits for its
+	 * calls instead. */
+	return worker_init(&vp->worker, vp->ops->backend_queues ?
+			   vp->call_fd : vp->kick_fd, vp->ops->nqueues, serve,
 			   vp);
 }
 
@@ -362,9 +387,7 @@ fail:
 	vp->fn.opaque = vp;
 	worker_destroy(&vp->worker);
 	msix_destroy(&vp->msix);
-	for (unsigned int q = 0; q < VIRTIO_MAX_QUEUES; q++)
-		if (vp->kick_fd[q] >= 0)
-			close(vp->kick_fd[q]);
+	close_fds(vp);
 fail_mem:
 	pci_bus_free_page(bus, page);
 	free(vp);

@@ -21,6 +21,7 @@
 #define VIRTIO_ID_BLOCK			2
 #define VIRTIO_ID_CONSOLE		3
 #define VIRTIO_ID_RNG			4
+#define VIRTIO_ID_FS			26
 
 /* Device status (2.1). */
 #define VIRTIO_STATUS_ACKNOWLEDGE	1

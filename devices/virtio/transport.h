@@ -84,6 +84,14 @@ struct virtio_device_ops {
 	void (*reset)(void *dev);
 	/* The function is being destroyed (its thread has stopped). */
 	void (*release)(void *dev);
+	/* Queues served by an outside back end (vhost-user): the device
+	 * thread never touches the rings; it relays each queue's call
+	 * eventfd (virtio_pci_call_fd) into the driver's interrupt, and
+	 * start() hands the rings over when the driver sets DRIVER_OK
+	 * (vCPU thread, under the transport lock; -1: the device is
+	 * broken, DEVICE_NEEDS_RESET).  reset() takes them back. */
+	bool backend_queues;
+	int (*start)(void *dev, struct virtio_pci *vp);
 };
 
 /* What the VMM supplies (devices never see KVM). */
@@ -143,6 +151,8 @@ struct virtio_pci {
 	struct msix msix;
 	struct virtio_worker worker;
 	int kick_fd[VIRTIO_MAX_QUEUES];
+	int call_fd[VIRTIO_MAX_QUEUES];	/* backend_queues: the back end's
+					 * "used" signals */
 	uint64_t notify_base;		/* GPA notifications are bound at */
 	uint32_t notify_bound;		/* bit q: kick_fd[q] bound there */
 	uint16_t msix_cap, cfg_cap;	/* capability offsets */

@@ -8,7 +8,8 @@
 #   make fuzz-smoke      each target replays its committed seeds and
 #                        regressions, then fuzzes FUZZ_SMOKE_SECONDS (5)
 #   make fuzz-<target>   one target (pci, xen_ports, uart, msr_policy, net,
-#                        loader, fdt, virtq, snapshot, manifest, xfail) for
+#                        loader, fdt, virtq, snapshot, manifest, xfail,
+#                        insn, vhost_user) for
 #                        FUZZ_SECONDS
 #
 # Committed seeds: tests/fuzz/corpus/<target>/; every input that once
@@ -19,7 +20,7 @@ FUZZ_BUILD	?= build-fuzz
 FUZZ_SECONDS	?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt virtq net snapshot \
-		   manifest xfail insn
+		   manifest xfail insn vhost_user
 
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		   -fno-omit-frame-pointer
@@ -32,7 +33,7 @@ FUZZ_LDLIBS	:= -lfdt -lcapstone -lcjson -lseccomp -lz -lpthread
 FUZZ_RUN_FLAGS	?= -close_fd_mask=2 -timeout=10 -rss_limit_mb=2048
 
 FUZZ_VMM_SRCS	:= $(filter-out vmm/main.c,$(wildcard vmm/*.c vmm/*/*.c \
-		   vmm/*/*/*.c devices/*.c devices/*/*.c)) \
+		   vmm/*/*/*.c devices/*.c devices/*/*.c devices/*/*/*.c)) \
 		   $(wildcard firmware/lib/*.c) \
 		   tools/test/manifest.c tools/test/plan.c tools/test/words.c \
 		   tools/test/xfail.c tools/test/filter.c

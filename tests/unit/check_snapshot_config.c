@@ -29,11 +29,14 @@ static const struct {
 	{ "rng", NULL }, { "exit-style", "qemu" }, { "cpuid", "-x2apic" },
 	{ "pci-testdev", "on" }, { "syscall-fix", "off" },
 	{ "console-device", "virtio" }, { "net", "tap=mv0,mac=52:54:00:00:00:09" },
+	{ "pvpanic", "on" },
 };
 
 /* What the guest was loaded from: saved, refused at any restore. */
 static const char *const image[] = {
 	"firmware", "kernel", "initrd", "append",
+	/* refused with --snapshot and --restore (vhost-user back ends) */
+	"fs", "share", "cmd",
 };
 
 /* How a run goes, not what the machine is: free at a restore. */
@@ -42,7 +45,7 @@ static const char *const run[] = {
 	"dump-acpi", "coalesced-pio",
 	"no-sandbox", "msr-policy-check", "snapshot", "snapshot-at",
 	"snapshot-continue", "restore", "restore-verify", "append-env",
-	"help", "version",
+	"stall-timeout", "help", "version",
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -3,6 +3,7 @@
 #include "vmm/cli/cpuid_flags.h"
 #include "vmm/layout.h"
 #include "vmm/cli/parse.h"
+#include "vmm/cli/usage.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -19,7 +20,7 @@ enum long_only {
 	OPT_CPUID, OPT_PCI_TESTDEV, OPT_CONSOLE_DEVICE,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
-	OPT_VERBOSE,
+	OPT_VERBOSE, OPT_FS, OPT_SHARE, OPT_PVPANIC, OPT_CMD, OPT_STALL_TIMEOUT,
 };
 
 static const struct option options[] = {
@@ -47,6 +48,11 @@ static const struct option options[] = {
 	{ "rng",	no_argument,	   NULL, OPT_RNG },
 	{ "console-device", required_argument, NULL, OPT_CONSOLE_DEVICE },
 	{ "net",	required_argument, NULL, OPT_NET },
+	{ "fs",		required_argument, NULL, OPT_FS },
+	{ "share",	required_argument, NULL, OPT_SHARE },
+	{ "pvpanic",	required_argument, NULL, OPT_PVPANIC },
+	{ "cmd",	required_argument, NULL, OPT_CMD },
+	{ "stall-timeout", required_argument, NULL, OPT_STALL_TIMEOUT },
 	{ "exit-style",	required_argument, NULL, OPT_EXIT_STYLE },
 	{ "cpuid",	required_argument, NULL, OPT_CPUID },
 	{ "pci-testdev", required_argument, NULL, OPT_PCI_TESTDEV },
@@ -65,88 +71,6 @@ static const struct option options[] = {
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
-
-void cli_usage(FILE *out)
-{
-	fputs(
-"usage: minivmm [run] [options]\n"
-"       minivmm bench [options]   (benchmarks: minivmm bench --help)\n"
-"       minivmm test [options] MANIFEST [NAME...]   (kvm-unit-tests style\n"
-"                                 guest tests: minivmm test --help)\n"
-"\n"
-"Machine:\n"
-"  -m, --memory SIZE      guest RAM, K/M/G suffix (no suffix: MiB); default 256M\n"
-"  -c, --cpus N           vCPUs (1..KVM's limit); APs wait for INIT/SIPI\n"
-"  --firmware FILE        firmware image (default: the one built with minivmm)\n"
-"  --kernel FILE          payload: bzImage, ELF with a PVH entry note, or\n"
-"                         multiboot (v1) kernel\n"
-"  --initrd FILE          initial ramdisk for the payload (multiboot: module)\n"
-"  --append STRING        payload command line\n"
-"  --cpuid FLAGS          +name/-name list: show or hide CPUID features\n"
-"                         (minivmm --cpuid help lists the names)\n"
-"Running:\n"
-"  --timeout SECONDS      stop the guest after SECONDS (exit status 124)\n"
-"  --console MODE         stdio (default), none, or a FILE for guest output\n"
-"  --stats                print exit counts at exit (stderr)\n"
-"  --stats-json FILE      write the same as JSON, atomically\n"
-"  --timing               print boot milestones with host times (stderr)\n"
-"  --verbose              say on stderr what kind of host this is, which\n"
-"                         host quirks are on, and when each first acts\n"
-"  --exit-style raw|qemu  a test-exit write of V ends with V & 0xff (raw,\n"
-"                         default) or (V << 1 | 1) & 0xff like QEMU's\n"
-"                         isa-debug-exit (what kvm-unit-tests expect)\n"
-"  --no-sandbox           run without the seccomp sandbox (on by default:\n"
-"                         only the system calls a run needs are allowed)\n"
-"  --syscall-fix on|off|auto  complete guest user-mode SYSCALL and int $0x80\n"
-"                         where the host leaves them undone (auto, the\n"
-"                         default: on PVM hosts only)\n"
-"PCI:\n"
-"  --ecam ro|trap|off     ECAM window mapped read-only (default: reads never\n"
-"                         exit), trapped on every access, or absent\n"
-"  --pci-pio on|off       offer CF8/CFC config access (default on)\n"
-"  --pci-buses N          buses in the ECAM window, 1..256 (default 1)\n"
-"  --coalesced-pio on|off  CF8 address writes queued in KVM's coalesced ring,\n"
-"                         one exit per CF8/CFC access (default on where KVM\n"
-"                         has KVM_CAP_COALESCED_PIO); off: two exits\n"
-"  --xen-platform on|off  the Xen platform device 5853:0001 (default on)\n"
-"  --xen-bar-mtrr wb|uc   firmware keeps its BAR write-back (default) or\n"
-"                         uncacheable like hvmloader before Xen 4.21\n"
-"  --pci-testdev on|off   QEMU's pci-testdev 1b36:0005 at 00:04.0 (default off)\n"
-"  --dump-acpi DIR        at exit, write the guest's ACPI tables to DIR\n"
-"Devices (virtio-pci):\n"
-"  --disk PATH[,ro][,serial=S]  virtio-blk over a raw image (repeatable, up\n"
-"                         to 8); ro: read-only; S: up to 20 bytes\n"
-"  --rng                  virtio-rng fed from the host's getrandom()\n"
-"  --console-device uart|virtio  the guest console stdin feeds: the COM1\n"
-"                         UART (default) or a virtio-console (hvc0); the\n"
-"                         UART stays, both print to --console's output\n"
-"  --net tap[=NAME][,mac=MAC][,offload=on|off]  virtio-net over a new tap\n"
-"                         or tap NAME (repeatable, up to 4; needs\n"
-"                         CAP_NET_ADMIN or a tap owned by the user)\n"
-"MSR policy (rules: MSR[-MSR] [r|w|rw] ACTION[,log][,count]; see minivmm(1)):\n"
-"  --msr-policy FILE      rules from FILE, or preset:kvm|xen-strict|\n"
-"                         xen-relaxed|therm-compat\n"
-"  --msr RULE             one more rule (repeatable, after the file)\n"
-"  --msr-default ACTION   allow (default), deny or ignore for MSRs neither a\n"
-"                         rule nor the architecture covers (EFER, PAT,\n"
-"                         MTRRs... stay KVM's: --msr-policy-check lists)\n"
-"  --msr-policy-check FILE  print the effective table and exit\n"
-"Snapshots (see docs/snapshot.md):\n"
-"  --snapshot FILE        where snapshots go (also Ctrl-A s on the console)\n"
-"  --snapshot-at EVENT    port (the guest writes the snapshot register) or\n"
-"                         console:STRING (a console output marker)\n"
-"  --snapshot-continue    the run goes on after a snapshot (default: ends, 0)\n"
-"  --restore FILE         resume the guest a snapshot holds\n"
-"  --restore-verify       also check the checksums of guest memory\n"
-"  --append-env K=V       a parameter for the guest's mailbox (repeatable)\n"
-"  -h, --help             this text;  --version  print the version\n"
-"\n"
-"Exit status: the guest's test-exit value & 0xff (--exit-style qemu:\n"
-"(V << 1 | 1) & 0xff); 0 poweroff; 1 VMM error;\n"
-"2 bad usage or input; 3 guest reset; 4 triple fault; 5 KVM internal or\n"
-"emulation error; 6 firmware error; 7 quit by Ctrl-A x; 124 timeout;\n"
-"128+N killed by signal N.  See minivmm(1).\n", out);
-}
 
 void cli_defaults(struct vmm_config *cfg)
 {
@@ -334,6 +258,15 @@ static int parse_net(struct vmm_config *cfg, const char *v)
 	return 0;
 }
 
+static int parse_fs(struct vmm_config *cfg, const char *v, bool share)
+{
+	char err[160];
+
+	if (fs_opt_add(cfg->fss, &cfg->nfs, v, share, err, sizeof(err)) < 0)
+		return bad(share ? "--share" : "--fs", v, err);
+	return 0;
+}
+
 static int parse_cpuid(struct vmm_config *cfg, const char *v)
 {
 	struct cpuid_edits ed;
@@ -375,7 +308,7 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_EXIT_STYLE, GIVEN_EXIT_STYLE }, { OPT_CPUID, GIVEN_CPUID },
 	{ OPT_PCI_TESTDEV, GIVEN_PCI_TESTDEV },
 	{ OPT_SYSCALL_FIX, GIVEN_SYSCALL_FIX },
-	{ OPT_NET, GIVEN_NET },
+	{ OPT_NET, GIVEN_NET }, { OPT_PVPANIC, GIVEN_PVPANIC },
 };
 
 const char *cli_option_name(size_t i)
@@ -483,6 +416,20 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_DISK: return parse_disk(cfg, v);
 	case OPT_RNG: cfg->rng = true; return 0;
 	case OPT_NET: return parse_net(cfg, v);
+	case OPT_FS: return parse_fs(cfg, v, false);
+	case OPT_SHARE: return parse_fs(cfg, v, true);
+	case OPT_PVPANIC: {
+		int i = choice("--pvpanic", v, on_off, "expected on or off");
+
+		cfg->pvpanic = i == 1;
+		return i < 0 ? -1 : 0;
+	}
+	case OPT_CMD: cfg->cmd = v; cfg->pvpanic = true; return 0;
+	case OPT_STALL_TIMEOUT:
+		if (parse_seconds(v, &cfg->stall_timeout) < 0 ||
+		    cfg->stall_timeout == 0)
+			return bad("--stall-timeout", v, "expected seconds > 0");
+		return 0;
 	case OPT_EXIT_STYLE: return parse_exit_style(cfg, v);
 	case OPT_CPUID: return parse_cpuid(cfg, v);
 	case OPT_CONSOLE_DEVICE: {
@@ -519,6 +466,10 @@ static enum cli_result check_snapshot_options(const struct vmm_config *cfg)
 						GIVEN_APPEND | GIVEN_FIRMWARE)))
 		why = "--kernel, --initrd, --append and --firmware conflict "
 		      "with --restore (the snapshot's guest is already loaded)";
+	else if ((cfg->nfs || cfg->cmd) && (cfg->snapshot || cfg->restore))
+		why = "snapshots cannot hold --fs or --share devices (their "
+		      "vhost-user back end's state is outside minivmm) or a "
+		      "--cmd run";
 	if (!why)
 		return CLI_RUN;
 	fprintf(stderr, "minivmm: error: %s\n", why);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm/cli/fs_opt.h"
 #include "vmm/cli/net_opt.h"
 
 enum console_mode { CONSOLE_STDIO, CONSOLE_NONE, CONSOLE_FILE };
@@ -51,6 +52,7 @@ enum cli_given {
 	GIVEN_PCI_TESTDEV = 1u << 18, GIVEN_SYSCALL_FIX = 1u << 19,
 	GIVEN_CONSOLE_DEVICE = 1u << 20,
 	GIVEN_NET = 1u << 21,
+	GIVEN_PVPANIC = 1u << 22,
 };
 
 struct vmm_config {
@@ -89,6 +91,8 @@ struct vmm_config {
 	bool console_virtio;		/* --console-device virtio */
 	struct net_opt nets[NET_OPT_MAX];	/* --net */
 	unsigned int nnets;
+	struct fs_opt fss[FS_OPT_MAX];	/* --fs, --share (virtio-fs) */
+	unsigned int nfs;
 	bool exit_qemu;			/* --exit-style qemu */
 	bool pci_testdev;		/* --pci-testdev on */
 	const char *cpuid;		/* --cpuid +flag,-flag,... */
@@ -103,6 +107,9 @@ struct vmm_config {
 	int n_append_env;
 	/* Set by a restore: the MSR policy file's text, as it was. */
 	const char *msr_policy_text;
+	bool pvpanic;			/* --pvpanic on (implied by --cmd) */
+	const char *cmd;		/* --cmd: run in the guest (run/cmd.h) */
+	double stall_timeout;		/* seconds without progress; 0: none */
 	uint32_t given;			/* enum cli_given bits */
 	enum syscall_fix syscall_fix;	/* pvm/syscall.h */
 };
@@ -112,7 +119,6 @@ enum cli_result { CLI_RUN, CLI_EXIT_OK, CLI_ERROR };
 void cli_defaults(struct vmm_config *cfg);
 /* Parses argv (argv[0] = program, an optional "run" subcommand first). */
 enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv);
-void cli_usage(FILE *out);
 /* One --disk value, PATH[,ro][,serial=S], into d (also how a snapshot's
  * CONFIG section keeps it).  0, or -1 with why in err. */
 int cli_parse_disk(const char *v, struct disk_opt *d, char *err,

@@ -101,6 +101,7 @@ static void write_from(struct console *c, unsigned int i, const uint8_t *buf,
 		       size_t n)
 {
 	pthread_mutex_lock(&c->lock);
+	c->written += n;
 	if (c->watch)
 		c->watch(c->watch_ctx, buf, n);
 	if (c->marks)

@@ -49,6 +49,8 @@ struct console {
 	struct console_marks *marks;	/* --timing's console milestones */
 	struct console_target input;	/* .space NULL: none */
 	pthread_mutex_t lock;		/* the buffers, watch calls */
+	uint64_t written;		/* guest output bytes (under lock;
+					 * --stall-timeout reads it racily) */
 	struct {
 		char buf[CONSOLE_BUF];
 		size_t len;

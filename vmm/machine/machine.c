@@ -44,6 +44,8 @@ static void on_test_exit(void *ctx, uint32_t value, uint32_t width)
 	(void)width;
 	if (status == EXIT_FIRMWARE)
 		vm_stop(vm, status, "firmware reported failure %u", reason);
+	else if (vm->cfg->cmd)
+		vm_stop(vm, status, NULL);	/* the command's status */
 	else
 		vm_stop(vm, status, "guest test-exit 0x%x (status %d)", value,
 			status);
@@ -382,6 +384,13 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 		fprintf(stderr, "minivmm: error: --memory %llu MiB: cannot map "
 			"guest RAM: %s\n",
 			(unsigned long long)(cfg->mem_size >> 20),
+			strerror(errno));
+		goto fail;
+	}
+	/* vhost-user back ends map guest RAM themselves. */
+	if (cfg->nfs && gmem_share(&vm->mem) < 0) {
+		fprintf(stderr, "minivmm: error: cannot share guest RAM with "
+			"the vhost-user back end (memfd): %s\n",
 			strerror(errno));
 		goto fail;
 	}

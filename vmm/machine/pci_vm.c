@@ -3,12 +3,14 @@
  * (pci_vm.h). */
 #include "vmm/machine/pci_vm.h"
 #include "devices/pci/bus.h"
+#include "devices/pvpanic.h"
 #include "devices/test/pci_testdev.h"
 #include "devices/xen_platform.h"
 #include "vmm/machine/pci_bars.h"
 #include "vmm/machine/pci_ecam.h"
 #include "vmm/machine/virtio_vm.h"
 #include "vmm/machine/xen_vm.h"
+#include "vmm/run/exit_status.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#define PVPANIC_BDF	PCI_BDF(0, 2, 0)
 #define XEN_BDF		PCI_BDF(0, 3, 0)
 #define TESTDEV_BDF	PCI_BDF(0, 4, 0)
 #define XEN_BAR_RAM	1	/* the Xen device's RAM-backed BAR */
@@ -55,6 +58,17 @@ static int add_pci_testdev(struct pci_vm *p)
 
 	p->testdev = pci_testdev_create(p->bus, TESTDEV_BDF, &ops);
 	return p->testdev ? 0 : -1;
+}
+
+/* --- pvpanic ------------------------------------------------------------ */
+
+/* The guest (kernel, firmware or payload) panicked: waiting for it helps
+ * nobody. */
+static void on_panic(void *ctx, uint8_t events)
+{
+	vm_stop(ctx, EXIT_GUEST_PANIC, "guest panicked (pvpanic event%s%s)",
+		events & PVPANIC_PANICKED ? " panicked" : "",
+		events & PVPANIC_CRASH_LOADED ? " crash-loaded" : "");
 }
 
 /* --- stats ------------------------------------------------------------- */
@@ -229,6 +243,9 @@ static int wire(struct pci_vm *p)
 		if (!p->xen)
 			return -1;
 	}
+	if (cfg->pvpanic &&
+	    pvpanic_create(p->bus, PVPANIC_BDF, on_panic, vm) < 0)
+		return -1;
 	if ((cfg->pci_testdev && add_pci_testdev(p) < 0) ||
 	    virtio_vm_setup(vm, p->bus) < 0)
 		return -1;

@@ -3,11 +3,14 @@
 #include "vmm/machine/virtio_vm.h"
 #include "devices/virtio/blk.h"
 #include "devices/virtio/console.h"
+#include "devices/virtio/fs.h"
 #include "devices/virtio/net.h"
 #include "devices/virtio/rng.h"
 #include "devices/virtio/state.h"
 #include "vmm/machine/disk.h"
 #include "vmm/machine/gsi.h"
+#include "vmm/machine/virtiofsd.h"
+#include "vmm/run/exit_status.h"
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
@@ -18,7 +21,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#define MAX_DEVS	(CLI_MAX_DISKS + 2 + NET_OPT_MAX)	/* + rng, console, nets */
+#define MAX_DEVS	(CLI_MAX_DISKS + 2 + NET_OPT_MAX + FS_OPT_MAX)
 
 struct vdev {
 	struct virtio_vm *vv;
@@ -41,6 +44,7 @@ struct virtio_vm {
 	struct net_tap taps[NET_OPT_MAX];	/* opened early; then the
 						 * devices' */
 	unsigned int ntaps;
+	struct virtiofsd daemons[FS_OPT_MAX];	/* --share's */
 	struct vdev devs[MAX_DEVS];
 	unsigned int ndevs;
 	bool any_len;			/* ioeventfd of any access width */
@@ -211,6 +215,51 @@ static int add_net(struct virtio_vm *vv, struct pci_bus *bus, unsigned int i)
 		return -1;
 	d->path = virtio_net_ifname(d->net);
 	return plug(vv, d, virtio_net_pci(d->net));
+}
+
+/* The vhost-user back end left or failed: nothing serves the guest's
+ * file system any more, so the run ends rather than hang the guest. */
+static void fs_gone(void *ctx, const char *why)
+{
+	struct vdev *d = ctx;
+
+	vm_stop(d->vv->vm, EXIT_VMM_ERROR, "error: %s (%s): vhost-user back "
+		"end failed: %s", d->name, d->path, why);
+}
+
+static int add_fs(struct virtio_vm *vv, struct pci_bus *bus, unsigned int i)
+{
+	const struct fs_opt *o = &vv->vm->cfg->fss[i];
+	struct gmem *mem = &vv->vm->mem;
+	struct vdev *d = new_dev(vv, "fs");
+	struct virtio_host h = host_for(d);
+	struct vhu_dev_conf conf = {
+		.socket = o->share ? vv->daemons[i].sock : o->path,
+		.gone = fs_gone, .ctx = d,
+	};
+	struct vhu_dev *fs;
+	char err[256];
+
+	d->path = o->path;
+	d->ro = o->ro;
+	for (int r = 0; r < mem->n && conf.nregions < VHU_MAX_REGIONS; r++) {
+		const struct gmem_region *g = &mem->regions[r];
+
+		if (!g->is_ram)
+			continue;
+		conf.regions[conf.nregions] = (struct vhu_region){
+			g->gpa, g->size, (uint64_t)(uintptr_t)g->host,
+			g->fd_offset };
+		conf.region_fds[conf.nregions++] = mem->ram_fd;
+	}
+	fs = virtio_fs_create(bus, PCI_BDF(0, d->slot, 0), o->tag, &conf, &h,
+			      d->name, err, sizeof(err));
+	if (!fs) {
+		fprintf(stderr, "minivmm: error: %s %s: %s\n",
+			o->share ? "--share" : "--fs", o->path, err);
+		return -1;
+	}
+	return plug(vv, d, vhu_dev_pci(fs));
 }
 
 /* --- stats -------------------------------------------------------------- */
@@ -442,7 +491,8 @@ int virtio_vm_prepare(struct vm *vm)
 	const struct vmm_config *cfg = vm->cfg;
 	struct virtio_vm *vv;
 
-	if (!cfg->ndisks && !cfg->rng && !cfg->console_virtio && !cfg->nnets)
+	if (!cfg->ndisks && !cfg->rng && !cfg->console_virtio && !cfg->nnets &&
+	    !cfg->nfs)
 		return 0;
 	vv = calloc(1, sizeof(*vv));
 	if (!vv) {
@@ -456,7 +506,8 @@ int virtio_vm_prepare(struct vm *vm)
 			return -1;
 		vv->ndisks++;
 	}
-	return open_taps(vv);
+	return open_taps(vv) < 0 ? -1 :
+	       virtiofsd_start_all(vv->daemons, vm->cfg);
 }
 
 static int check_caps(struct vm *vm)
@@ -497,6 +548,9 @@ int virtio_vm_setup(struct vm *vm, struct pci_bus *bus)
 	for (unsigned int i = 0; i < vv->ntaps; i++)
 		if (add_net(vv, bus, i) < 0)
 			goto fail;
+	for (unsigned int i = 0; i < vm->cfg->nfs; i++)
+		if (add_fs(vv, bus, i) < 0)
+			return -1;
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_stats, json_stats, vv });
 	return 0;
@@ -516,6 +570,8 @@ void virtio_vm_destroy(struct vm *vm)
 		disk_close(&vv->disks[i]);
 	for (unsigned int i = 0; i < vv->ntaps; i++)
 		net_tap_close(&vv->taps[i]);
+	for (unsigned int i = 0; i < FS_OPT_MAX; i++)
+		virtiofsd_stop(&vv->daemons[i]);
 	free(vv);
 	vm->virtio = NULL;
 }

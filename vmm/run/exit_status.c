@@ -32,6 +32,8 @@ const char *exit_status_describe(int status)
 	case EXIT_EMULATION:	return "KVM internal or emulation error";
 	case EXIT_FIRMWARE:	return "firmware reported a failure";
 	case EXIT_USER_QUIT:	return "quit from the console (Ctrl-A x)";
+	case EXIT_GUEST_PANIC:	return "guest panicked";
+	case EXIT_STALLED:	return "guest stalled";
 	case EXIT_TIMEOUT:	return "timeout";
 	}
 	if (status > EXIT_SIGNAL_BASE && status < EXIT_SIGNAL_BASE + 65)

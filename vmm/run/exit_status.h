@@ -17,6 +17,8 @@ enum exit_status {
 	EXIT_EMULATION		= 5,	/* KVM internal error, failed entry */
 	EXIT_FIRMWARE		= 6,	/* the firmware reported a failure */
 	EXIT_USER_QUIT		= 7,	/* Ctrl-A x on the console */
+	EXIT_GUEST_PANIC	= 8,	/* the guest said so (pvpanic) */
+	EXIT_STALLED		= 9,	/* no progress (--stall-timeout) */
 	EXIT_TIMEOUT		= 124,	/* --timeout expired */
 	EXIT_SIGNAL_BASE	= 128,	/* + signal number (SIGINT: 130) */
 };

@@ -3,6 +3,7 @@
  * stopped, without a debugger.  Instruction bytes are read through
  * KVM_TRANSLATE and the bounds-checked guest-memory accessor. */
 #include "vmm/run/report.h"
+#include "vmm/boot/elf_syms.h"
 #include "vmm/memory.h"
 #include "vmm/vcpu.h"
 
@@ -170,6 +171,24 @@ static void report_stack(struct vcpu *v, struct gmem *mem, uint64_t rsp)
 	fputc('\n', stderr);
 }
 
+static const struct elf_syms *symbols;
+
+void report_set_symbols(const struct elf_syms *s)
+{
+	symbols = s;
+}
+
+/* " (name+0xoff)" for rip, or nothing. */
+static void print_symbol(uint64_t rip)
+{
+	uint64_t off;
+	const char *name = symbols ? elf_syms_find(symbols, rip, &off) : NULL;
+
+	if (name)
+		fprintf(stderr, "minivmm: vCPU RIP 0x%llx is %s+0x%llx\n",
+			(unsigned long long)rip, name, (unsigned long long)off);
+}
+
 void vcpu_report_where(struct vcpu *v, struct gmem *mem)
 {
 	struct kvm_regs r;
@@ -192,5 +211,6 @@ void vcpu_report_where(struct vcpu *v, struct gmem *mem)
 		ev.interrupt.injected ? ", interrupt being injected" : "",
 		ev.nmi.pending || ev.nmi.injected ? ", NMI pending" : "",
 		ev.interrupt.shadow ? ", interrupt shadow" : "");
+	print_symbol(r.rip);
 	report_stack(v, mem, r.rsp);
 }

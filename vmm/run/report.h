@@ -19,5 +19,8 @@ void vcpu_report_failure(struct vcpu *v, struct gmem *mem,
  * its stack (read from mem).  For runs that end without a failure of
  * their own: a timeout, a signal. */
 void vcpu_report_where(struct vcpu *v, struct gmem *mem);
+/* Name RIPs in vcpu_report_where() with these symbols (NULL: none). */
+struct elf_syms;
+void report_set_symbols(const struct elf_syms *s);
 
 #endif

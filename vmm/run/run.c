@@ -5,6 +5,7 @@
 #include "vmm/run/run.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/run/report.h"
+#include "vmm/boot/elf_syms.h"
 #include "vmm/run/sandbox.h"
 #include "vmm/snapshot/snapshot.h"
 #include "vmm/vcpu.h"
@@ -96,8 +97,49 @@ static void on_signal(struct vm *vm, int sfd)
 		strsignal((int)si.ssi_signo));
 }
 
+/* --stall-timeout: what shows the guest is getting somewhere (console
+ * output, exits minivmm handles), and when it last moved. */
+struct stall {
+	uint64_t limit_ns, seen, since;
+};
+
+static uint64_t progress(struct vm *vm)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&vm->console.lock);
+	n = vm->console.written;
+	pthread_mutex_unlock(&vm->console.lock);
+	for (uint32_t i = 0; i <= STATS_MAX_REASONS; i++)
+		n += stats_exits(&vm->stats, i);
+	return n;
+}
+
+/* A poll timeout that wakes in time to look again (ms, -1: none). */
+static int stall_check(struct vm *vm, struct stall *st, int tmo)
+{
+	uint64_t now = timing_now_ns(), p;
+
+	if (!st->limit_ns)
+		return tmo;
+	p = progress(vm);
+	if (p != st->seen) {
+		st->seen = p;
+		st->since = now;
+	} else if (now - st->since >= st->limit_ns) {
+		vm_stop(vm, EXIT_STALLED, "guest stalled: no console output "
+			"and no exits for %g s (--stall-timeout)",
+			vm->cfg->stall_timeout);
+		return 0;
+	}
+	return tmo < 0 || tmo > 500 ? 500 : tmo;
+}
+
 static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 {
+	struct stall st = { (uint64_t)(vm->cfg->stall_timeout * 1e9), 0,
+			    timing_now_ns() };
+
 	while (!vm->stopping) {
 		bool input = vm->console.in_fd >= 0 && input_space(vm) > 0;
 		struct pollfd fds[4] = {
@@ -113,6 +155,9 @@ static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 
 		if (vm->console.in_fd >= 0 && !input && (tmo < 0 || tmo > 10))
 			tmo = 10;
+		tmo = stall_check(vm, &st, tmo);
+		if (vm->stopping)
+			break;
 		r = poll(fds, 4, tmo);
 		if (r < 0 && errno != EINTR)
 			break;
@@ -132,6 +177,7 @@ static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 
 int vm_run(struct vm *vm)
 {
+	static struct elf_syms syms;
 	uint64_t deadline = 0;
 	sigset_t set;
 	int sfd;
@@ -143,6 +189,9 @@ int vm_run(struct vm *vm)
 		return EXIT_VMM_ERROR;
 	}
 	console_enable_input(&vm->console);
+	/* Where a stuck guest was, by name (no opens once sandboxed). */
+	if (vm->cfg->kernel && elf_syms_load(&syms, vm->cfg->kernel) == 0)
+		report_set_symbols(&syms);
 	/* Set-up is over: from here on only what the run needs. */
 	if (sandbox_install(vm->cfg) < 0) {
 		close(sfd);
@@ -167,9 +216,12 @@ int vm_run(struct vm *vm)
 	/* A run cut short (by the timeout, or a signal: an outer time
 	 * limit) says where the guest was (a hang, a slow boot). */
 	for (unsigned int i = 0; (vm->exit_status == EXIT_TIMEOUT ||
+	     vm->exit_status == EXIT_STALLED ||
 	     vm->exit_status > EXIT_SIGNAL_BASE) && i < vm->ncpus; i++)
 		vcpu_report_where(&vm->vcpus[i], &vm->mem);
 	close(sfd);
+	report_set_symbols(NULL);
+	elf_syms_free(&syms);
 	console_flush(&vm->console);
 	console_restore_terminal();
 	return vm->exit_status;

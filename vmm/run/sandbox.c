@@ -77,6 +77,14 @@ static const int disk_calls[] = {
 	SCMP_SYS(fallocate),
 };
 
+/* vhost-user (--fs, --share): requests and replies with descriptors, a
+ * look at whether the back end hung up; at exit, ending --share's
+ * virtiofsd and removing its socket. */
+static const int fs_calls[] = {
+	SCMP_SYS(sendmsg), SCMP_SYS(recvmsg), SCMP_SYS(recvfrom),
+	SCMP_SYS(kill), SCMP_SYS(wait4), SCMP_SYS(unlink), SCMP_SYS(rmdir),
+};
+
 /* Snapshots: the state reads, writing the file, the next temp file. */
 static const int snapshot_calls[] = {
 	SCMP_SYS(openat), SCMP_SYS(pwrite64), SCMP_SYS(ftruncate),
@@ -234,6 +242,7 @@ static scmp_filter_ctx build(const struct vmm_config *cfg)
 	    (cfg->dump_acpi && ALLOW_ALL(ctx, dump_acpi_calls) < 0) ||
 	    (cfg->ndisks && ALLOW_ALL(ctx, disk_calls) < 0) ||
 	    (cfg->nnets && allow_ioctls(ctx, net_ioctls, 1) < 0) ||
+	    (cfg->nfs && ALLOW_ALL(ctx, fs_calls) < 0) ||
 	    (cfg->snapshot && (ALLOW_ALL(ctx, snapshot_calls) < 0 ||
 			       allow_ioctls(ctx, snapshot_ioctls,
 					    sizeof(snapshot_ioctls) /

@@ -114,6 +114,7 @@ int snap_config_encode(const struct vmm_config *cfg, struct snap_buf *b,
 	kv_u(&e, "exit-style", cfg->exit_qemu);
 	kv(&e, "cpuid", cfg->cpuid);
 	kv_u(&e, "pci-testdev", cfg->pci_testdev);
+	kv_u(&e, "pvpanic", cfg->pvpanic);
 	kv_u(&e, "syscall-fix", cfg->syscall_fix);
 	for (unsigned int i = 0; i < cfg->nnets; i++) {
 		char v[64];
@@ -156,11 +157,11 @@ static bool *flag(struct vmm_config *m, const char *k)
 {
 	static const char *const keys[] = {
 		"pci-pio", "xen-platform", "rng", "exit-style", "pci-testdev",
-		"console-virtio",
+		"console-virtio", "pvpanic",
 	};
 	bool *fields[] = {
 		&m->pci_pio, &m->xen_platform, &m->rng, &m->exit_qemu,
-		&m->pci_testdev, &m->console_virtio,
+		&m->pci_testdev, &m->console_virtio, &m->pvpanic,
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -376,6 +377,8 @@ static const char *conflict(const struct vmm_config *u,
 		return "--cpuid";
 	if ((g & GIVEN_PCI_TESTDEV) && u->pci_testdev != s->pci_testdev)
 		return "--pci-testdev";
+	if ((g & GIVEN_PVPANIC) && u->pvpanic != s->pvpanic)
+		return "--pvpanic";
 	/* auto and on act alike on every host (on where ring 0 is
 	 * emulated, off elsewhere); off is off. */
 	if ((g & GIVEN_SYSCALL_FIX) && (u->syscall_fix == SYSCALL_FIX_OFF) !=
