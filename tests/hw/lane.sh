@@ -2,8 +2,10 @@
 # lane.sh [limit=SECS] [cache=DIR] TEST...: runs inside L1 (run-l1.sh), on
 # L1's kvm_amd: each tests/boot/TEST.sh (or tests/hw/TEST.sh: short.sh) as
 # make check runs it, in a session of its own, its output in
-# $L1_OUT/logs/TEST.log (TEST-2.log... when named again), one "@@ test TEST
-# rc=R secs=S" line each on the console; L1's kernel log at the end in
+# $L1_OUT/logs/TEST.log (TEST-2.log... when named again), with
+# TEST.log.progress: "L1-uptime checks-so-far" whenever the count moved
+# (polled every 2 s); one "@@ test TEST rc=R secs=S" line each on the
+# console; L1's kernel log at the end in
 # $L1_OUT/l1-dmesg.log.  check-hw.sh judges the logs.
 #   A test still running after limit seconds (default 900) gets rc 124:
 #   first every process's state and kernel wait channel, and the kernel
@@ -12,6 +14,9 @@
 #   Processes a test leaves running are listed ("@@ leftover") and killed:
 #   they would slow every later test down.
 limit=900
+# The tests' own safety-net timeouts, sized for guests at hardware speed
+# (tests/boot/lib.sh): L2 on a software CPU runs many times slower.
+export MINIVMM_TIMEOUT_SCALE=${MINIVMM_TIMEOUT_SCALE:-3}
 cd "$(dirname "$0")/../.." || exit 1
 logs=$L1_OUT/logs
 mkdir -p "$logs"
@@ -65,8 +70,12 @@ for a; do
 		[ -f "$t" ] || t=tests/hw/$a.sh
 		MINIVMM=build/minivmm BUILD=build setsid bash "$t" \
 			>"$log" 2>&1 </dev/null &
-		pid=$! waited=0 rc=
+		pid=$! waited=0 rc= seen=0
 		while kill -0 $pid 2>/dev/null; do
+			# When each check came, for the gaps between them.
+			n=$(grep -cE '^(PASS|FAIL): ' "$log")
+			[ "$n" = "$seen" ] || echo "$(up) $n" >>"$log.progress"
+			seen=$n
 			if [ $waited -ge "$limit" ]; then
 				snapshot_procs >>"$log"
 				/bin/kill -s TERM -- -$pid; sleep 5
