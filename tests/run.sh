@@ -127,7 +127,7 @@ if [ "${MINIVMM_HW_LANE:-1}" != 0 ]; then
 		printf '%-44s skipped: %s\n' "hw-lane [short]" \
 			"$(sed -n 's/^check-hw: skipped: //p' "$log" | head -n 1)"
 	else
-		tally=$(tail -n 1 "$log")
+		tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
 		if [[ $tally =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
 			p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}
 		else

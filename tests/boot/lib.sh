@@ -6,13 +6,22 @@ GUESTS=build/guests
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
+# Safety-net limits (timeouts, waits) are sized for a host running guests
+# at hardware speed; a slow one (the hardware-virtualization lane's
+# software CPU, tests/hw/) multiplies them by MINIVMM_TIMEOUT_SCALE, a
+# whole number (default 1).  secs N: N scaled.
+SCALE=${MINIVMM_TIMEOUT_SCALE:-1}
+case $SCALE in '' | *[!0-9]* | 0) SCALE=1 ;; esac
+secs() { echo $(($1 * SCALE)); }
+
 # vm NAME TIMEOUT ARGS...: runs minivmm, output in $TMP/NAME.{out,err},
-# status in $status.  TIMEOUT is a host-side safety net (never a test
-# assertion): a hung VMM fails the test instead of hanging CI.
+# status in $status.  TIMEOUT (scaled: secs) is a host-side safety net
+# (never a test assertion): a hung VMM fails the test instead of hanging
+# CI.
 vm() {
 	local name=$1 limit=$2
 	shift 2
-	timeout -k 5 "$limit" "$MINIVMM" "$@" </dev/null \
+	timeout -k 5 "$(secs "$limit")" "$MINIVMM" "$@" </dev/null \
 		>"$TMP/$name.out" 2>"$TMP/$name.err"
 	status=$?
 }

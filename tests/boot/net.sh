@@ -60,7 +60,7 @@ EOF
 vmns() {
 	local name=$1 limit=$2 ns=$3
 	shift 3
-	timeout -k 5 "$limit" ip netns exec "$ns" ${WRAP:-} "$MINIVMM" "$@" \
+	timeout -k 5 "$(secs "$limit")" ip netns exec "$ns" ${WRAP:-} "$MINIVMM" "$@" \
 		</dev/null >"$TMP/$name.out" 2>"$TMP/$name.err"
 	status=$?
 }
@@ -74,26 +74,26 @@ same() {
 pinged() {
 	local name=$1 append=$2 suffix=${3:-} i
 	netns "$name" || { fail "$name" "ip netns add failed"; return; }
-	timeout -k 5 120 ip netns exec "$NS" "$MINIVMM" --kernel "$NET" \
+	timeout -k 5 "$(secs 120)" ip netns exec "$NS" "$MINIVMM" --kernel "$NET" \
 		--net "tap=tap0$suffix" --stats-json "$TMP/$name.json" \
 		--append "ip=$GUEST_IP host=$HOST_IP pings=4 $append" \
 		</dev/null >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	local pid=$!
-	for i in $(seq 1 300); do
+	for i in $(seq 1 "$(secs 300)"); do
 		grep -qs '^virtio-net: ready' "$TMP/$name.out" && break
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.2
 	done
 	if [ -n "${BUSY_CHECK:-}" ]; then
-		timeout -k 5 30 ip netns exec "$NS" "$MINIVMM" \
+		timeout -k 5 "$(secs 30)" ip netns exec "$NS" "$MINIVMM" \
 			--kernel "$GUESTS/hello.elf" --net tap=tap0 </dev/null \
 			>"$TMP/$name-busy.out" 2>"$TMP/$name-busy.err"
 		status=$?
 		expect "$name-busy" 2 '' "TUNSETIFF.*another process holds"
 	fi
-	ip netns exec "$NS" busybox ping -c 2 -W 5 "$GUEST_IP" \
+	ip netns exec "$NS" busybox ping -c 2 -W "$(secs 5)" "$GUEST_IP" \
 		>"$TMP/$name.ping" 2>&1
-	ip netns exec "$NS" busybox ping -c 2 -W 5 -s 8000 "$GUEST_IP" \
+	ip netns exec "$NS" busybox ping -c 2 -W "$(secs 5)" -s 8000 "$GUEST_IP" \
 		>>"$TMP/$name.ping" 2>&1
 	wait $pid
 	status=$?
@@ -135,12 +135,13 @@ vmns net-snap 90 "$NS" --kernel "$NET" --net tap=tap0,mac=02:00:00:00:00:05 \
 	--append "ip=$GUEST_IP host=$HOST_IP pings=2" \
 	--snapshot "$TMP/net.snap" --snapshot-at "console:virtio-net: ready"
 expect net-snap 0 '^virtio-net: ready'
-timeout -k 5 90 ip netns exec "$NS" "$MINIVMM" --restore "$TMP/net.snap" \
+timeout -k 5 "$(secs 90)" ip netns exec "$NS" "$MINIVMM" --restore "$TMP/net.snap" \
 	--stats-json "$TMP/net-restore.json" </dev/null \
 	>"$TMP/net-restore.out" 2>"$TMP/net-restore.err" &
 rpid=$!
 sleep 1
-ip netns exec "$NS" busybox ping -c 2 -W 10 "$GUEST_IP" >"$TMP/net-restore.ping" 2>&1
+ip netns exec "$NS" busybox ping -c 2 -W "$(secs 10)" "$GUEST_IP" \
+	>"$TMP/net-restore.ping" 2>&1
 wait $rpid
 status=$?
 expect net-restore 0 '^virtio-net: 0 failure\(s\)$'

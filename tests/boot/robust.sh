@@ -104,7 +104,10 @@ vm sandbox-full 60 -c 2 --kernel "$GUESTS/hello.elf" --stats --timing \
 expect sandbox-full 0 '' 'exits by reason'
 [ "$(json_status "$TMP/full.json")" = 0 ] && [ -s "$TMP/acpi/facp.dat" ] &&
 	grep -q 'all checks passed' "$TMP/full.con" &&
-	pass sandbox-full-files || fail sandbox-full "an exit file is missing"
+	pass sandbox-full-files || {
+	fail sandbox-full "an exit file is missing"
+	sed 's/^/    /' "$TMP/full.con" | tail -n 15	# the guest's console
+}
 ! grep -q 'sandbox' "$TMP/sandbox-full.err" && pass sandbox-full-quiet ||
 	fail sandbox-full "the sandbox blocked something"
 
