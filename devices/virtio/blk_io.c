@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /* virtio-blk image I/O and its helper threads; see blk_io.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "devices/virtio/blk_io.h"
 
-int blk_io_rw(int fd, struct iovec *iov, unsigned int n, uint64_t off,
-	      bool write)
+static int rw_all(int fd, struct iovec *iov, unsigned int n, uint64_t off,
+		  bool write)
 {
 	while (n) {
 		ssize_t r = write ? pwritev(fd, iov, (int)n, (off_t)off) :
@@ -31,6 +32,46 @@ int blk_io_rw(int fd, struct iovec *iov, unsigned int n, uint64_t off,
 	return 0;
 }
 
+static bool aligned(const struct iovec *iov, unsigned int n, size_t a)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if ((uintptr_t)iov[i].iov_base % a || iov[i].iov_len % a)
+			return false;
+	return true;
+}
+
+/* O_DIRECT with guest buffers it cannot take: one aligned copy. */
+static int bounce_rw(const struct blk_io *io, const struct iovec *iov,
+		     unsigned int n, uint64_t off, bool write)
+{
+	size_t len = 0, at = 0;
+	struct iovec one;
+	void *buf;
+	int r;
+
+	for (unsigned int i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	if (posix_memalign(&buf, io->align, len ? len : io->align))
+		return -1;
+	for (unsigned int i = 0; write && i < n; at += iov[i++].iov_len)
+		memcpy((uint8_t *)buf + at, iov[i].iov_base, iov[i].iov_len);
+	one = (struct iovec){ buf, len };
+	r = rw_all(io->fd, &one, 1, off, write);
+	for (unsigned int i = 0; r == 0 && !write && i < n;
+	     at += iov[i++].iov_len)
+		memcpy(iov[i].iov_base, (uint8_t *)buf + at, iov[i].iov_len);
+	free(buf);
+	return r;
+}
+
+int blk_io_rw(const struct blk_io *io, struct iovec *iov, unsigned int n,
+	      uint64_t off, bool write)
+{
+	if (io->align && !aligned(iov, n, io->align))
+		return bounce_rw(io, iov, n, off, write);
+	return rw_all(io->fd, iov, n, off, write);
+}
+
 static void *helper(void *p)
 {
 	struct blk_io_helper *h = p;
@@ -45,7 +86,7 @@ static void *helper(void *p)
 		if (io->stop)
 			break;
 		pthread_mutex_unlock(&io->mu);
-		r = blk_io_rw(io->fd, h->job.iov, h->job.niov, h->job.off,
+		r = blk_io_rw(io, h->job.iov, h->job.niov, h->job.off,
 			      h->job.write);
 		io->done(io->ctx, &h->job, r);
 		pthread_mutex_lock(&io->mu);
@@ -57,10 +98,12 @@ static void *helper(void *p)
 	return NULL;
 }
 
-void blk_io_init(struct blk_io *io, int fd, blk_io_done_fn done, void *ctx)
+void blk_io_init(struct blk_io *io, int fd, unsigned int align,
+		 blk_io_done_fn done, void *ctx)
 {
 	memset(io, 0, sizeof(*io));
 	io->fd = fd;
+	io->align = align;
 	io->done = done;
 	io->ctx = ctx;
 	pthread_mutex_init(&io->mu, NULL);
