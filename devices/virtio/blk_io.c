@@ -7,6 +7,8 @@
 
 #include "devices/virtio/blk_io.h"
 
+#define BOUNCE_MAX	(1u << 20)
+
 static int rw_all(int fd, struct iovec *iov, unsigned int n, uint64_t off,
 		  bool write)
 {
@@ -40,26 +42,59 @@ static bool aligned(const struct iovec *iov, unsigned int n, size_t a)
 	return true;
 }
 
-/* O_DIRECT with guest buffers it cannot take: one aligned copy. */
+/* Copies len bytes between buf and the iovecs from the cursor (i, at) on
+ * (to the iovecs if out), advancing the cursor. */
+static void copy_iov(const struct iovec *iov, unsigned int *i, size_t *at,
+		     uint8_t *buf, size_t len, bool out)
+{
+	while (len) {
+		size_t k = iov[*i].iov_len - *at;
+		uint8_t *p = (uint8_t *)iov[*i].iov_base + *at;
+
+		if (k > len)
+			k = len;
+		if (out)
+			memcpy(p, buf, k);
+		else
+			memcpy(buf, p, k);
+		buf += k;
+		len -= k;
+		*at += k;
+		if (*at == iov[*i].iov_len) {
+			(*i)++;
+			*at = 0;
+		}
+	}
+}
+
+/* O_DIRECT with guest buffers it cannot take: through an aligned bounce
+ * buffer, at most BOUNCE_MAX at a time (a guest's huge request costs no
+ * huge allocation).  Lengths and offsets are multiples of io->align. */
 static int bounce_rw(const struct blk_io *io, const struct iovec *iov,
 		     unsigned int n, uint64_t off, bool write)
 {
-	size_t len = 0, at = 0;
-	struct iovec one;
+	size_t total = 0, at = 0, step;
+	unsigned int i = 0;
 	void *buf;
-	int r;
+	int r = 0;
 
-	for (unsigned int i = 0; i < n; i++)
-		len += iov[i].iov_len;
-	if (posix_memalign(&buf, io->align, len ? len : io->align))
+	for (unsigned int k = 0; k < n; k++)
+		total += iov[k].iov_len;
+	step = BOUNCE_MAX - BOUNCE_MAX % io->align;
+	if (!step || posix_memalign(&buf, io->align, step))
 		return -1;
-	for (unsigned int i = 0; write && i < n; at += iov[i++].iov_len)
-		memcpy((uint8_t *)buf + at, iov[i].iov_base, iov[i].iov_len);
-	one = (struct iovec){ buf, len };
-	r = rw_all(io->fd, &one, 1, off, write);
-	for (unsigned int i = 0; r == 0 && !write && i < n;
-	     at += iov[i++].iov_len)
-		memcpy(iov[i].iov_base, (uint8_t *)buf + at, iov[i].iov_len);
+	while (total && r == 0) {
+		size_t len = total < step ? total : step;
+		struct iovec one = { buf, len };
+
+		if (write)
+			copy_iov(iov, &i, &at, buf, len, false);
+		r = rw_all(io->fd, &one, 1, off, write);
+		if (r == 0 && !write)
+			copy_iov(iov, &i, &at, buf, len, true);
+		off += len;
+		total -= len;
+	}
 	free(buf);
 	return r;
 }

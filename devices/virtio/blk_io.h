@@ -13,7 +13,7 @@
  *
  * On an O_DIRECT image (align != 0) every offset and length is a multiple
  * of align (the request parser refuses others); guest buffers that are
- * not go through an aligned bounce buffer, the whole request at once.
+ * not go through an aligned bounce buffer, 1 MiB at a time.
  */
 #ifndef MINIVMM_VIRTIO_BLK_IO_H
 #define MINIVMM_VIRTIO_BLK_IO_H

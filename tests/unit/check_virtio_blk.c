@@ -264,12 +264,33 @@ START_TEST(test_unsafe)
 }
 END_TEST
 
+#define BIG_PART	(600u * 1024)
+
+/* One write of the BIG_PART bytes at gpa, twice (two descriptors). */
+static int big_write(uint64_t gpa, uint64_t sector)
+{
+	uint32_t t = htole32(VIRTIO_BLK_T_OUT);
+	uint64_t s = htole64(sector);
+
+	memset(fake_at(HDR), 0, 16);
+	memcpy(fake_at(HDR), &t, 4);
+	memcpy(fake_at(HDR + 8), &s, 8);
+	*fake_at(STATUS) = 0xff;
+	fake_desc(0, HDR, 16, VIRTQ_DESC_F_NEXT, 1);
+	fake_desc(1, gpa, BIG_PART, VIRTQ_DESC_F_NEXT, 2);
+	fake_desc(2, gpa, BIG_PART, VIRTQ_DESC_F_NEXT, 3);
+	fake_desc(3, STATUS, 1, VIRTQ_DESC_F_WRITE, 0);
+	fake_offer(0);
+	ck_assert(fake_wait_used(++next_used));
+	return *fake_at(STATUS);
+}
+
 /* cache=none through disk_open: O_DIRECT, the block size offered is the
  * direct-I/O alignment, guest buffers at odd addresses are bounced, and
  * what the guest wrote is in the file. */
 START_TEST(test_direct)
 {
-	static uint8_t zero[1 << 20];
+	static uint8_t zero[4 << 20], big[2 * BIG_PART];
 	struct disk_opt o = { .cache = DISK_CACHE_NONE };
 	uint8_t back[8192];
 	char dpath[PATH_MAX];
@@ -305,6 +326,15 @@ START_TEST(test_direct)
 	ck_assert_int_eq(req(VIRTIO_BLK_T_IN, 16, 4096, &used), 0);
 	ck_assert(!memcmp(back, fake_at(DATA), 4096));
 	ck_assert_int_eq(req(VIRTIO_BLK_T_FLUSH, 0, 0, &used), 0);
+	/* 1.2 MiB from two odd-addressed buffers: bounced in 1 MiB steps,
+	 * one step ending inside the second buffer. */
+	for (uint32_t i = 0; i < BIG_PART; i++)
+		fake_at(DATA + 5)[i] = (uint8_t)(i * 29 + (i >> 9));
+	ck_assert_int_eq(big_write(DATA + 5, 2048), 0);
+	ck_assert_int_eq(pread(img, big, sizeof(big), 2048 * 512),
+			 sizeof(big));
+	ck_assert(!memcmp(big, fake_at(DATA + 5), BIG_PART));
+	ck_assert(!memcmp(big + BIG_PART, fake_at(DATA + 5), BIG_PART));
 	/* A request not aligned to the offered block fails, as in QEMU. */
 	if (blk > 512)
 		ck_assert_int_eq(req(VIRTIO_BLK_T_IN, 1, 512, &used),
