@@ -3,7 +3,7 @@
 #   minivmm's benchmarks compare against (`minivmm bench` runs it).  It
 #   links only the pure statistics module, no other minivmm code.
 
-TOOLS_BINS	:= $(BUILD)/kvm-floor $(BUILD)/linux/mvsnap
+TOOLS_BINS	:= $(BUILD)/kvm-floor $(BUILD)/linux/mvsnap $(BUILD)/linux/mvcrash
 KVM_FLOOR_OBJS	:= $(BUILD)/host/tools/kvm_floor.o \
 		   $(BUILD)/host/tools/kvm_floor_vm.o \
 		   $(BUILD)/host/tools/bench/stats.o
@@ -15,7 +15,8 @@ $(BUILD)/kvm-floor: $(KVM_FLOOR_OBJS)
 
 # Programs for a Linux guest's initramfs (tests/linux/), static: the
 # initramfs holds busybox and nothing else.  mvsnap: the snapshot control
-# page from user space (the Linux snapshot test, docs/snapshot.md).
+# page from user space (the Linux snapshot test, docs/snapshot.md);
+# mvcrash: the crash test's record writer (tests/boot/linux-crash.sh).
 $(BUILD)/linux/%: tests/linux/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static \

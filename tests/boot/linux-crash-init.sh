@@ -1,0 +1,26 @@
+#!/bin/sh
+# /init of tests/boot/linux-crash.sh's initramfs (tools/mkinitramfs.sh with
+# build/linux/mvsnap and build/linux/mvcrash): mounts the ext4 disk
+# /dev/vda on /mnt, asks for the snapshot (mvsnap ready: the take run ends
+# there), and in each restored copy runs the writer the mailbox names
+# (WRITER=sync|nosync|soak) on /mnt/records until the host kills minivmm.
+export PATH=/bin
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev 2>/dev/null
+if ! mount -t ext4 /dev/vda /mnt; then
+	echo "@@ crash: cannot mount /dev/vda"
+	poweroff -f
+fi
+echo "@@ crash: mounted"
+/bin/mvsnap ready >/ready.env
+WRITER=
+while IFS= read -r line; do
+	case $line in
+	WRITER=sync|WRITER=nosync|WRITER=soak) WRITER=${line#WRITER=} ;;
+	esac
+done </ready.env
+echo "@@ crash: writer ${WRITER:-none}"
+[ -n "$WRITER" ] && exec /bin/mvcrash "$WRITER" /mnt/records
+poweroff -f
