@@ -9,6 +9,18 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
+# A kernel with the drivers as modules (MINIVMM_CRASH_KERNEL): they come
+# in /bin with mods.order; the disk node appears once virtio_blk is in.
+if [ -f /bin/mods.order ]; then
+	for m in $(cat /bin/mods.order); do
+		insmod "/bin/$m.ko" || echo "@@ crash: insmod $m failed"
+	done
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ -b /dev/vda ] && break
+		sleep 1
+	done
+fi
+mkdir -p /mnt
 if ! mount -t ext4 /dev/vda /mnt; then
 	echo "@@ crash: cannot mount /dev/vda"
 	poweroff -f
