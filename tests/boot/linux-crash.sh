@@ -18,7 +18,9 @@
 # Rounds: MINIVMM_CRASH_ROUNDS (20) with the fsync writer, alternately
 # cache=writeback and cache=none where the image's file system has
 # O_DIRECT, then MINIVMM_CRASH_NOSYNC_ROUNDS (5) with a writer that never
-# syncs (the file system must stay consistent).  MINIVMM_CRASH_KERNEL and
+# syncs (the file system must stay consistent).  MINIVMM_CRASH_MIN_MS
+# (1000) moves the kill window later where a restored guest is slow to
+# start writing (a software CPU needs more than 3.5 s).  MINIVMM_CRASH_KERNEL and
 # MINIVMM_CRASH_MODULES (a directory of .ko files with mods.order, loaded
 # by the init in that order) boot another kernel, e.g. Debian's.
 # Then the soak: one restore runs MINIVMM_SOAK_SECONDS (60; `make soak`
@@ -36,6 +38,7 @@ LIMIT=${MINIVMM_LINUX_TIMEOUT:-900}
 ROUNDS=${MINIVMM_CRASH_ROUNDS:-20}
 NOSYNC=${MINIVMM_CRASH_NOSYNC_ROUNDS:-5}
 SOAK=${MINIVMM_SOAK_SECONDS:-60}
+MIN_MS=${MINIVMM_CRASH_MIN_MS:-1000}	# the kill comes MIN_MS..MIN_MS+2.5 s in
 SEED0=${MINIVMM_CRASH_SEED:-$(( $(date +%s) % 100000 ))}
 ARGS="console=ttyS0 ${MINIVMM_LINUX_ARGS:-}"
 
@@ -92,7 +95,7 @@ fi
 round() {
 	local name=$1 writer=$2 mode=$3 seed=$4 pid delay
 	RANDOM=$seed
-	delay=$((1000 + RANDOM % 2500))		# ms after the restore starts
+	delay=$((MIN_MS + RANDOM % 2500))	# ms after the restore starts
 	cp "$TMP/base.img" "$TMP/$name.img"
 	"$MINIVMM" --restore "$S" --disk "$TMP/$name.img,cache=$mode" \
 		--append-env "WRITER=$writer" </dev/null \
