@@ -120,6 +120,15 @@ static void check_one(const struct msr_filter *f, const struct msr_policy *p,
 			 msr_entry_in_kernel(&e),
 			 "MSR 0x%x %s: filter and policy disagree", index,
 			 d ? "write" : "read");
+		/* Without filter exits KVM answers a denial with #GP: only
+		 * a silent deny may then be denied. */
+		if (!msr_entry_in_kernel(&e))
+			FZ_CHECK(f->exits || (e.action == MSR_ACT_DENY &&
+				 !(e.flags & (MSR_F_LOG | MSR_F_COUNT)) &&
+				 f->silent),
+				 "MSR 0x%x %s: '%s' denied without an exit",
+				 index, d ? "write" : "read",
+				 msr_action_name((enum msr_action)e.action));
 	}
 }
 
