@@ -132,6 +132,21 @@ check-kut:
 check-bazel: all
 	@tests/bazel/check.sh
 
+# The soak alone (tests/boot/linux-crash.sh without its crash rounds): a
+# restored Linux guest with disk and console traffic for SOAK_SECONDS
+# (600), its RSS and descriptors sampled; make check runs 60 s of it.
+SOAK_SECONDS	?= 600
+soak: all
+	@tools/build-kernel.sh >/dev/null
+	@MINIVMM_SOAK_SECONDS=$(SOAK_SECONDS) MINIVMM_CRASH_ROUNDS=0 \
+		MINIVMM_CRASH_NOSYNC_ROUNDS=0 MINIVMM=$(BUILD)/minivmm \
+		BUILD=$(BUILD) bash tests/boot/linux-crash.sh
+
+# Many guests at once: tests/boot/load.sh with 16 guests (make check runs 8).
+check-load: all
+	@MINIVMM_LOAD_GUESTS=16 MINIVMM=$(BUILD)/minivmm BUILD=$(BUILD) \
+		bash tests/boot/load.sh
+
 # The hardware-virtualization lane (tests/hw/, docs/hw-lane.md): every
 # boot test on a real KVM (kvm_amd in QEMU's software CPU with SVM), with
 # nested paging on, then the firmware and foundation tests with it off;
@@ -150,7 +165,7 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 .PHONY: all unit deps run check check-linux check-kut check-bazel check-hw \
-	clean guests tools
+	clean guests tools soak check-load
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

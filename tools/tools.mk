@@ -5,7 +5,8 @@
 #   exit-cost: minivmm's own share of an exit (the dispatch, the PCI bus,
 #   the MSR table) timed without KVM, for perf and before/after figures.
 
-TOOLS_BINS	:= $(BUILD)/kvm-floor $(BUILD)/linux/mvsnap $(BUILD)/exit-cost
+TOOLS_BINS	:= $(BUILD)/kvm-floor $(BUILD)/linux/mvsnap $(BUILD)/linux/mvcrash \
+		   $(BUILD)/exit-cost
 KVM_FLOOR_OBJS	:= $(BUILD)/host/tools/kvm_floor.o \
 		   $(BUILD)/host/tools/kvm_floor_vm.o \
 		   $(BUILD)/host/tools/bench/stats.o
@@ -21,7 +22,8 @@ $(BUILD)/exit-cost: $(BUILD)/host/tools/exit_cost.o $(BUILD)/libminivmm.a \
 
 # Programs for a Linux guest's initramfs (tests/linux/), static: the
 # initramfs holds busybox and nothing else.  mvsnap: the snapshot control
-# page from user space (the Linux snapshot test, docs/snapshot.md).
+# page from user space (the Linux snapshot test, docs/snapshot.md);
+# mvcrash: the crash test's record writer (tests/boot/linux-crash.sh).
 $(BUILD)/linux/%: tests/linux/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static \

@@ -24,6 +24,7 @@ struct virtio_blk {
 	struct virtio_pci *vp;
 	struct virtio_device_ops ops;
 	int fd;
+	bool unsafe;
 	struct blk_geom geom;
 	char serial[VIRTIO_BLK_ID_BYTES];
 	uint8_t cfg[VIRTIO_BLK_CFG_SIZEOF];
@@ -32,7 +33,8 @@ struct virtio_blk {
 	struct blk_io io;
 };
 
-static const uint8_t zeros[ZERO_CHUNK];
+/* Aligned for an O_DIRECT image. */
+static const uint8_t zeros[ZERO_CHUNK] __attribute__((aligned(65536)));
 
 /* --- I/O ---------------------------------------------------------------- */
 
@@ -84,19 +86,21 @@ static uint8_t execute(struct virtio_blk *b, struct blk_req *r)
 
 	switch (r->type) {
 	case VIRTIO_BLK_T_IN:
-		if (blk_io_rw(b->fd, r->iov, r->niov,
+		if (blk_io_rw(&b->io, r->iov, r->niov,
 			      r->sector * VIRTIO_BLK_SECTOR_SIZE, false) < 0)
 			return VIRTIO_BLK_S_IOERR;
 		atomic_fetch_add(&st->bytes_read, r->len);
 		return VIRTIO_BLK_S_OK;
 	case VIRTIO_BLK_T_OUT:
-		if (blk_io_rw(b->fd, r->iov, r->niov,
+		if (blk_io_rw(&b->io, r->iov, r->niov,
 			      r->sector * VIRTIO_BLK_SECTOR_SIZE, true) < 0)
 			return VIRTIO_BLK_S_IOERR;
 		atomic_fetch_add(&st->bytes_written, r->len);
 		return VIRTIO_BLK_S_OK;
 	case VIRTIO_BLK_T_FLUSH:
-		if (b->geom.ro)
+		/* Done only when fdatasync returned: what the guest wrote
+		 * before is on the disk then.  cache=unsafe: not at all. */
+		if (b->geom.ro || b->unsafe)
 			return VIRTIO_BLK_S_OK;
 		return fdatasync(b->fd) == 0 ? VIRTIO_BLK_S_OK :
 					       VIRTIO_BLK_S_IOERR;
@@ -184,7 +188,7 @@ static void build_cfg(struct virtio_blk *b)
 
 	le64_put(c + VIRTIO_BLK_CFG_CAPACITY, b->geom.capacity);
 	le32_put(c + VIRTIO_BLK_CFG_SEG_MAX, VIRTIO_BLK_SEG_MAX);
-	le32_put(c + VIRTIO_BLK_CFG_BLK_SIZE, VIRTIO_BLK_SECTOR_SIZE);
+	le32_put(c + VIRTIO_BLK_CFG_BLK_SIZE, b->geom.block);
 	le16_put(c + VIRTIO_BLK_CFG_NUM_QUEUES, 1);
 	le32_put(c + VIRTIO_BLK_CFG_MAX_DISCARD_SECTORS,
 		 VIRTIO_BLK_MAX_DISCARD);
@@ -221,11 +225,12 @@ static void release(void *dev)
 	free(b);
 }
 
-static uint64_t features(bool ro)
+static uint64_t features(bool ro, bool unsafe)
 {
-	uint64_t f = 1ull << VIRTIO_BLK_F_SEG_MAX | 1ull << VIRTIO_BLK_F_BLK_SIZE |
-		     1ull << VIRTIO_BLK_F_FLUSH;
+	uint64_t f = 1ull << VIRTIO_BLK_F_SEG_MAX | 1ull << VIRTIO_BLK_F_BLK_SIZE;
 
+	if (!unsafe)
+		f |= 1ull << VIRTIO_BLK_F_FLUSH;
 	if (ro)
 		return f | 1ull << VIRTIO_BLK_F_RO;
 	return f | 1ull << VIRTIO_BLK_F_DISCARD |
@@ -242,8 +247,11 @@ struct virtio_blk *virtio_blk_create(struct pci_bus *bus, uint32_t bdf,
 	if (!b)
 		return NULL;
 	b->fd = conf->fd;
+	b->unsafe = conf->unsafe;
 	b->geom = (struct blk_geom){
 		.capacity = conf->size / VIRTIO_BLK_SECTOR_SIZE,
+		.block = conf->direct_align > VIRTIO_BLK_SECTOR_SIZE ?
+			 conf->direct_align : VIRTIO_BLK_SECTOR_SIZE,
 		.ro = conf->ro,
 		.max_discard_sectors = VIRTIO_BLK_MAX_DISCARD,
 		.max_discard_seg = VIRTIO_BLK_MAX_SEG,
@@ -261,7 +269,7 @@ struct virtio_blk *virtio_blk_create(struct pci_bus *bus, uint32_t bdf,
 		.class_code = 0x010000,		/* mass storage, SCSI */
 		.nqueues = 1,
 		.queue_max = VIRTIO_BLK_QUEUE_SIZE,
-		.features = features(conf->ro),
+		.features = features(conf->ro, conf->unsafe),
 		.cfg_size = VIRTIO_BLK_CFG_SIZEOF,
 		.poll_ns = VIRTIO_BLK_POLL_NS,
 		.cfg_read = cfg_read,
@@ -274,7 +282,7 @@ struct virtio_blk *virtio_blk_create(struct pci_bus *bus, uint32_t bdf,
 		free(b);
 		return NULL;
 	}
-	blk_io_init(&b->io, b->fd, async_done, b);
+	blk_io_init(&b->io, b->fd, conf->direct_align, async_done, b);
 	return b;
 }
 

@@ -5,7 +5,10 @@
  * the image; flush is fdatasync (durable); discard punches holes; write
  * zeroes uses fallocate (or writes zeros where the file system cannot);
  * get-id returns the serial.  A read-only disk offers VIRTIO_BLK_F_RO and
- * fails every write with VIRTIO_BLK_S_IOERR.  The function is owned by the
+ * fails every write with VIRTIO_BLK_S_IOERR.  An O_DIRECT image
+ * (direct_align) offers that block size and fails requests not aligned
+ * to it, as QEMU does; an unsafe one (cache=unsafe) does not offer
+ * VIRTIO_BLK_F_FLUSH and completes a flush without syncing.  The function is owned by the
  * PCI bus; the image descriptor is closed with it.
  */
 #ifndef MINIVMM_VIRTIO_BLK_H
@@ -27,6 +30,8 @@
 struct virtio_blk_conf {
 	int fd;			/* open image; the device owns it from now */
 	bool ro;
+	bool unsafe;		/* flushes ignored */
+	unsigned int direct_align;	/* O_DIRECT image: bytes; else 0 */
 	uint64_t size;		/* bytes; capacity is size / 512 */
 	const char *serial;	/* at most VIRTIO_BLK_ID_BYTES, or NULL */
 };

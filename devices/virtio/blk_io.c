@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /* virtio-blk image I/O and its helper threads; see blk_io.h. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "devices/virtio/blk_io.h"
 
-int blk_io_rw(int fd, struct iovec *iov, unsigned int n, uint64_t off,
-	      bool write)
+#define BOUNCE_MAX	(1u << 20)
+
+static int rw_all(int fd, struct iovec *iov, unsigned int n, uint64_t off,
+		  bool write)
 {
 	while (n) {
 		ssize_t r = write ? pwritev(fd, iov, (int)n, (off_t)off) :
@@ -31,6 +34,79 @@ int blk_io_rw(int fd, struct iovec *iov, unsigned int n, uint64_t off,
 	return 0;
 }
 
+static bool aligned(const struct iovec *iov, unsigned int n, size_t a)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if ((uintptr_t)iov[i].iov_base % a || iov[i].iov_len % a)
+			return false;
+	return true;
+}
+
+/* Copies len bytes between buf and the iovecs from the cursor (i, at) on
+ * (to the iovecs if out), advancing the cursor. */
+static void copy_iov(const struct iovec *iov, unsigned int *i, size_t *at,
+		     uint8_t *buf, size_t len, bool out)
+{
+	while (len) {
+		size_t k = iov[*i].iov_len - *at;
+		uint8_t *p = (uint8_t *)iov[*i].iov_base + *at;
+
+		if (k > len)
+			k = len;
+		if (out)
+			memcpy(p, buf, k);
+		else
+			memcpy(buf, p, k);
+		buf += k;
+		len -= k;
+		*at += k;
+		if (*at == iov[*i].iov_len) {
+			(*i)++;
+			*at = 0;
+		}
+	}
+}
+
+/* O_DIRECT with guest buffers it cannot take: through an aligned bounce
+ * buffer, at most BOUNCE_MAX at a time (a guest's huge request costs no
+ * huge allocation).  Lengths and offsets are multiples of io->align. */
+static int bounce_rw(const struct blk_io *io, const struct iovec *iov,
+		     unsigned int n, uint64_t off, bool write)
+{
+	size_t total = 0, at = 0, step;
+	unsigned int i = 0;
+	void *buf;
+	int r = 0;
+
+	for (unsigned int k = 0; k < n; k++)
+		total += iov[k].iov_len;
+	step = BOUNCE_MAX - BOUNCE_MAX % io->align;
+	if (!step || posix_memalign(&buf, io->align, step))
+		return -1;
+	while (total && r == 0) {
+		size_t len = total < step ? total : step;
+		struct iovec one = { buf, len };
+
+		if (write)
+			copy_iov(iov, &i, &at, buf, len, false);
+		r = rw_all(io->fd, &one, 1, off, write);
+		if (r == 0 && !write)
+			copy_iov(iov, &i, &at, buf, len, true);
+		off += len;
+		total -= len;
+	}
+	free(buf);
+	return r;
+}
+
+int blk_io_rw(const struct blk_io *io, struct iovec *iov, unsigned int n,
+	      uint64_t off, bool write)
+{
+	if (io->align && !aligned(iov, n, io->align))
+		return bounce_rw(io, iov, n, off, write);
+	return rw_all(io->fd, iov, n, off, write);
+}
+
 static void *helper(void *p)
 {
 	struct blk_io_helper *h = p;
@@ -45,7 +121,7 @@ static void *helper(void *p)
 		if (io->stop)
 			break;
 		pthread_mutex_unlock(&io->mu);
-		r = blk_io_rw(io->fd, h->job.iov, h->job.niov, h->job.off,
+		r = blk_io_rw(io, h->job.iov, h->job.niov, h->job.off,
 			      h->job.write);
 		io->done(io->ctx, &h->job, r);
 		pthread_mutex_lock(&io->mu);
@@ -57,10 +133,12 @@ static void *helper(void *p)
 	return NULL;
 }
 
-void blk_io_init(struct blk_io *io, int fd, blk_io_done_fn done, void *ctx)
+void blk_io_init(struct blk_io *io, int fd, unsigned int align,
+		 blk_io_done_fn done, void *ctx)
 {
 	memset(io, 0, sizeof(*io));
 	io->fd = fd;
+	io->align = align;
 	io->done = done;
 	io->ctx = ctx;
 	pthread_mutex_init(&io->mu, NULL);

@@ -10,6 +10,10 @@
  * through the done callback; blk_io_drain() waits until none is in
  * flight (device reset, snapshots).  Small requests stay in the device
  * thread, where a hand-off would only add latency.
+ *
+ * On an O_DIRECT image (align != 0) every offset and length is a multiple
+ * of align (the request parser refuses others); guest buffers that are
+ * not go through an aligned bounce buffer, 1 MiB at a time.
  */
 #ifndef MINIVMM_VIRTIO_BLK_IO_H
 #define MINIVMM_VIRTIO_BLK_IO_H
@@ -51,6 +55,7 @@ typedef void (*blk_io_done_fn)(void *ctx, struct blk_job *job, int result);
 
 struct blk_io {
 	int fd;
+	unsigned int align;		/* O_DIRECT alignment, or 0 */
 	unsigned int nhelpers;		/* threads started */
 	struct blk_io_helper helper[BLK_IO_HELPERS];
 	pthread_mutex_t mu;
@@ -62,14 +67,15 @@ struct blk_io {
 };
 
 /* Start the helpers (none if they cannot be made: then blk_io_submit
- * always declines).  fd stays the caller's. */
-void blk_io_init(struct blk_io *io, int fd, blk_io_done_fn done, void *ctx);
+ * always declines).  fd stays the caller's; align as above. */
+void blk_io_init(struct blk_io *io, int fd, unsigned int align,
+		 blk_io_done_fn done, void *ctx);
 void blk_io_destroy(struct blk_io *io);
 
-/* All of iov[0..n) at offset off, in the calling thread; 0 or -1.  May
- * modify iov. */
-int blk_io_rw(int fd, struct iovec *iov, unsigned int n, uint64_t off,
-	      bool write);
+/* All of iov[0..n) at offset off of io's image, in the calling thread;
+ * 0 or -1.  May modify iov. */
+int blk_io_rw(const struct blk_io *io, struct iovec *iov, unsigned int n,
+	      uint64_t off, bool write);
 
 /* Hand a request (what: all but iov and niov) to an idle helper; false
  * if it is smaller than BLK_IO_ASYNC_MIN or every helper is busy (the

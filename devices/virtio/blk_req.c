@@ -56,13 +56,23 @@ static bool in_range(const struct blk_geom *g, uint64_t sector,
 	return sector <= g->capacity && sectors <= g->capacity - sector;
 }
 
+static bool block_aligned(const struct blk_geom *g, uint64_t sector,
+			  uint64_t sectors)
+{
+	uint64_t per = g->block > VIRTIO_BLK_SECTOR_SIZE ?
+		       g->block / VIRTIO_BLK_SECTOR_SIZE : 1;
+
+	return sector % per == 0 && sectors % per == 0;
+}
+
 static uint8_t check_rw(const struct blk_req *r, const struct blk_geom *g,
 			bool write)
 {
 	if (write && g->ro)
 		return VIRTIO_BLK_S_IOERR;
 	if (r->len % VIRTIO_BLK_SECTOR_SIZE ||
-	    !in_range(g, r->sector, r->len / VIRTIO_BLK_SECTOR_SIZE))
+	    !in_range(g, r->sector, r->len / VIRTIO_BLK_SECTOR_SIZE) ||
+	    !block_aligned(g, r->sector, r->len / VIRTIO_BLK_SECTOR_SIZE))
 		return VIRTIO_BLK_S_IOERR;
 	return VIRTIO_BLK_S_OK;
 }
@@ -95,7 +105,8 @@ static uint8_t parse_segs(const struct vq_chain *c, const struct blk_geom *g,
 		s->flags = le32_get(raw + 12);
 		if (s->flags & ~allowed)
 			return VIRTIO_BLK_S_UNSUPP;
-		if (s->num > max_sectors || !in_range(g, s->sector, s->num))
+		if (s->num > max_sectors || !in_range(g, s->sector, s->num) ||
+		    !block_aligned(g, s->sector, s->num))
 			return VIRTIO_BLK_S_IOERR;
 	}
 	return VIRTIO_BLK_S_OK;

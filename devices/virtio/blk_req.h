@@ -26,6 +26,8 @@
 /* The disk as the parser needs it. */
 struct blk_geom {
 	uint64_t capacity;		/* 512-byte sectors */
+	uint32_t block;			/* bytes: requests must be aligned to
+					 * it (0 or 512: any sector) */
 	bool ro;
 	uint32_t max_discard_sectors, max_discard_seg;
 	uint32_t max_wz_sectors, max_wz_seg;

@@ -13,7 +13,10 @@
 #            parameters, and gives its verdict through the test-exit
 #            register; when the init has the disk check (minivmm.ext4,
 #            the linux branch's), the marker it writes after the restore
-#            is on the image and e2fsck -fn finds it clean
+#            is on the image and e2fsck -fn finds it clean; the MTRRs
+#            survive (snapshot format 2): /proc/mtrr has its reg00 line
+#            and, taken with --xen-bar-mtrr uc, the Xen BAR is still
+#            uncachable (empty MTRRs would read "default")
 # The ratio to a full boot is `minivmm bench --cases snapshot
 # --linux-kernel ...`'s business (docs/snapshot.md).  TIME: lines give
 # host times; the limits are safety nets, not assertions.  Normal build
@@ -54,7 +57,7 @@ t0=$SECONDS
 vm take "$LIMIT" --kernel "$kdir/vmlinux" --initrd "$initrd" -m 128M \
 	--append "$ARGS minivmm.ready=port minivmm.init=check" \
 	--disk "$TMP/vda.img,serial=minivmm-ext4" --disk "$TMP/vdb.img,ro" \
-	--rng --snapshot "$S" --snapshot-at port
+	--rng --xen-bar-mtrr uc --snapshot "$S" --snapshot-at port
 expect take 0 '^@@ init started' 'snapshot written to .*the guest asked'
 echo "TIME: boot to the snapshot: $((SECONDS - t0)) s"
 grep -q '^@@ check' "$TMP/take.out" &&
@@ -71,7 +74,7 @@ fi
 
 t0=$SECONDS
 vm restore "$LIMIT" --restore "$S" --timing \
-	--append-env "ARGS=minivmm.cpus=1 minivmm.ext4=$marker minivmm.rng=virtio"
+	--append-env "ARGS=minivmm.cpus=1 minivmm.ext4=$marker minivmm.rng=virtio minivmm.xenbar=uc"
 expect restore 0 '^@@ verdict pass' 'guest test-exit 0x0'
 echo "TIME: restore to the verdict: $((SECONDS - t0)) s"
 grep -q '^@@ snapshot generation 1 status 0' "$TMP/restore.out" &&
@@ -80,6 +83,10 @@ grep -q '^@@ snapshot generation 1 status 0' "$TMP/restore.out" &&
 grep -q "^@@ cmdline .*minivmm.ext4=$marker" "$TMP/restore.out" &&
 	pass restore-args-from-mailbox ||
 	fail restore-args-from-mailbox "the checks did not get ARGS"
+grep -q '^@@ mtrr reg00:' "$TMP/restore.out" &&
+	grep -q '^@@ check xen-bar-mtrr ok' "$TMP/restore.out" &&
+	pass restore-mtrrs ||
+	fail restore-mtrrs "$(grep -E '^@@ (mtrr|check xen-bar)' "$TMP/restore.out" | tr '\n' ' ')"
 n=$(grep -c '^@@ check .* ok' "$TMP/restore.out")
 [ "$n" -ge 4 ] && ! grep -q '^@@ check .* FAIL' "$TMP/restore.out" &&
 	pass restore-checks || fail restore-checks "$n checks ok"

@@ -71,6 +71,25 @@ same blk-rw-counted True "$(jget "$TMP/blk-rw.json" \
 	'v[0]["requests"] > 20 and v[0]["bytes_written"] >= 96*512*2 and
 	 v[0]["interrupts"] >= 3 and 0 < v[0]["notifications"] <= v[0]["requests"]')"
 
+# Cache modes: none (O_DIRECT; the payload's buffers sit at arbitrary
+# guest addresses, so some are bounced) and unsafe (no flush offered, a
+# warning).  none is refused where $TMP has no O_DIRECT (tmpfs < 6.6).
+truncate -s ${MB}M "$TMP/none.img"
+vm blk-none 120 --kernel "$BLK" --disk "$TMP/none.img,cache=none" \
+	--append "seed=11 sectors=$((MB * 2048))"
+if grep -q 'does not support O_DIRECT' "$TMP/blk-none.err"; then
+	echo "SKIP: blk-none ($TMP has no O_DIRECT)"
+else
+	expect blk-none 0 '^virtio-blk: 0 failure\(s\)$'
+	same blk-none-image ok "$(image_check blk-none "$TMP/none.img")"
+fi
+truncate -s ${MB}M "$TMP/unsafe.img"
+vm blk-unsafe 120 --kernel "$BLK" --disk "$TMP/unsafe.img,cache=unsafe" \
+	--append "seed=13 sectors=$((MB * 2048)) noflush"
+expect blk-unsafe 0 '^virtio-blk: 0 failure\(s\)$' \
+	"cache=unsafe: the guest's flushes are ignored"
+same blk-unsafe-image ok "$(image_check blk-unsafe "$TMP/unsafe.img")"
+
 # Read-only: writes fail with IOERR, the image keeps every byte.
 head -c $((MB << 20)) /dev/urandom >"$TMP/ro.img"
 sum_before=$(sha256sum <"$TMP/ro.img")
@@ -159,11 +178,25 @@ bad bad-disk-empty "smaller than one 512-byte sector" --disk "$TMP/empty.img"
 bad bad-disk-twice "locked: another user has it open" \
 	--disk "$TMP/rw.img" --disk "$TMP/rw.img"
 bad bad-disk-ro-rw "locked" --disk "$TMP/rw.img,ro" --disk "$TMP/rw.img"
-bad bad-disk-option "unknown option 'frob' \(expected ro or serial=S\)" \
+bad bad-disk-option "unknown option 'frob' \(expected ro, serial=S or cache=" \
 	--disk "$TMP/rw.img,frob"
+bad bad-disk-cache "cache=direct: expected writeback, none or unsafe" \
+	--disk "$TMP/rw.img,cache=direct"
+# The lock is the inode's: another minivmm reaching a busy image through
+# a symlink or a hard link is refused too.
+ln -s "$TMP/rw.img" "$TMP/sym.img"
+ln "$TMP/rw.img" "$TMP/hard.img"
+timeout -k 5 60 "$MINIVMM" --kernel "$GUESTS/spin.elf" --disk "$TMP/rw.img" \
+	</dev/null >"$TMP/holder.out" 2>&1 &
+holder=$!
+for _ in $(seq 100); do grep -q spinning "$TMP/holder.out" && break; sleep 0.2; done
+bad bad-disk-symlink "locked: another user has it open" --disk "$TMP/sym.img"
+bad bad-disk-hardlink "locked: another user has it open" --disk "$TMP/hard.img"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
 bad bad-disk-serial "serial is longer than 20 bytes" \
 	--disk "$TMP/rw.img,serial=123456789012345678901"
-bad bad-disk-empty-path "expected PATH\[,ro\]\[,serial=S\]" --disk ",ro"
+bad bad-disk-empty-path "expected PATH\[,ro\]\[,serial=S\]\[,cache=C\]" --disk ",ro"
 bad bad-disk-many "at most 8 disks" $(for i in 1 2 3 4 5 6 7 8 9; do
 	echo --disk "$TMP/ro.img,ro"; done)
 bad bad-snap-disk "--disk conflicts with the snapshot's 1 disk\(s\) \(.*snap.img,serial=s0\)" \

@@ -7,6 +7,10 @@
 #                        its corpus in $(FUZZ_BUILD)/corpus/<target>/
 #   make fuzz-smoke      each target replays its committed seeds and
 #                        regressions, then fuzzes FUZZ_SMOKE_SECONDS (5)
+#   make fuzz-long       a measured campaign (tests/fuzz/campaign.sh): each
+#                        target for FUZZ_LONG_RUNS executions (1000000) or
+#                        FUZZ_LONG_SECONDS (600), from a persistent corpus,
+#                        minimised after; one table row per target
 #   make fuzz-<target>   one target (pci, xen_ports, uart, msr_policy, net,
 #                        loader, fdt, virtq, snapshot, manifest, xfail,
 #                        insn, vhost_user) for
@@ -90,12 +94,16 @@ fuzz: $(FUZZ_BINS)
 	@$(foreach t,$(FUZZ_TARGETS),$(MAKE) --no-print-directory \
 		-f $(firstword $(MAKEFILE_LIST)) fuzz-$(t) || exit 1;)
 
+fuzz-long: $(FUZZ_BINS)
+	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_TARGETS="$(FUZZ_TARGETS)" \
+		tests/fuzz/campaign.sh
+
 fuzz-smoke: $(FUZZ_BINS)
 	@$(foreach t,$(FUZZ_TARGETS),$(MAKE) --no-print-directory \
 		-f $(firstword $(MAKEFILE_LIST)) fuzz-$(t) \
 		FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) || exit 1;)
 
-.PHONY: fuzz fuzz-smoke fuzz-build
+.PHONY: fuzz fuzz-smoke fuzz-build fuzz-long
 .SECONDARY: $(FUZZ_BINS) $(FUZZ_VMM_OBJS)
 
 -include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

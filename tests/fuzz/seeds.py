@@ -486,7 +486,7 @@ def snap_file(sections):
                              zlib.crc32(data), 1 if mem else 0)
         body += data
         off += len(data)
-    head = bytearray(b"MVMSNAP\x1a" + struct.pack("<IIIIQ", 1, 64, n, 0, off))
+    head = bytearray(b"MVMSNAP\x1a" + struct.pack("<IIIIQ", 2, 64, n, 0, off))
     head += struct.pack("<I", zlib.crc32(table)) + b"\0" * 24
     head += struct.pack("<I", zlib.crc32(bytes(head)))
     return bytes(head) + table + body

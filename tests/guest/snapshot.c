@@ -16,6 +16,8 @@
  *	  the rules):
  *	  emulate with a different value on each vCPU, value, ignore, deny,
  *	  allow (KVM's), allow,count (user-space passthrough)
+ *	- with "mtrr", known patterns in the MSRs KVM's index list leaves
+ *	  out (lib/msr_state.h: MTRRs, PAT, machine-check banks)
  *	- debug registers DR0-DR3
  *	- the Xen platform device's BARs moved (decode off, move, decode on)
  *	  through ECAM, a pattern in its BAR1 RAM, its ROM-lock flag set;
@@ -31,7 +33,7 @@
  * After the request it checks all of it, lets the timer fire, finishes
  * the computation and prints "snapshot: result=<hex>" and, after a
  * restore, the generation and the --append-env parameters.
- * Command line: msr, cpus=N (1 or 2), iters=N (ring-3 loop length),
+ * Command line: msr, mtrr, cpus=N (1 or 2), iters=N (ring-3 loop length),
  * touch=N (ring 3 fills N MiB of RAM from 32 MiB before the request and
  * checks it after: restores map it from the snapshot), hold (after the
  * verdict, spin in ring 3 instead of exiting: for measuring a restored
@@ -39,6 +41,7 @@
  */
 #include "lib/ap.h"
 #include "lib/guest.h"
+#include "lib/msr_state.h"
 #include "lib/pci_access.h"
 #include "lib/pci_xen.h"
 #include "vmm/layout.h"
@@ -494,6 +497,8 @@ int payload_main(const struct hvm_start_info *si)
 	uint64_t cpus = 1, pm0, pm1, result;
 	bool msr = cmdline_has(cmd, "msr"), late = cmdline_has(cmd, "late");
 	bool testdev = cmdline_has(cmd, "testdev");
+	bool mtrr = cmdline_has(cmd, "mtrr");
+	static struct msr_state ms;
 
 	cmdline_u64(cmd, "cpus", &cpus);
 	cmdline_u64(cmd, "iters", &u.iters);
@@ -503,6 +508,8 @@ int payload_main(const struct hvm_start_info *si)
 	write_cr4(read_cr4() | 0x600);		/* OSFXSR, OSXMMEXCPT */
 	if (msr)
 		msr_setup();
+	if (mtrr)
+		msr_state_fill(&ms);
 	dr_setup();
 	devices_setup();
 	platform_setup();
@@ -532,6 +539,8 @@ int payload_main(const struct hvm_start_info *si)
 	}
 	if (msr)
 		msr_check();
+	if (mtrr)
+		msr_state_check(&ms);
 	dr_check();
 	devices_check();
 	platform_check();

@@ -419,6 +419,17 @@ START_TEST(disks)
 	expect_error(PARSE(&r, "--disk", "x,serial=123456789012345678901"),
 		     "serial is longer than 20 bytes", NULL);
 	expect_error(PARSE(&r, "--disk", "x,rw"), "unknown option 'rw'", NULL);
+	expect_run(PARSE(&r, "--disk", "a,cache=none", "--disk",
+			 "b,cache=unsafe,ro", "--disk", "c,cache=writeback"));
+	ck_assert_int_eq(r.cfg.disks[0].cache, DISK_CACHE_NONE);
+	ck_assert_int_eq(r.cfg.disks[1].cache, DISK_CACHE_UNSAFE);
+	ck_assert(r.cfg.disks[1].ro);
+	ck_assert_int_eq(r.cfg.disks[2].cache, DISK_CACHE_WRITEBACK);
+	expect_error(PARSE(&r, "--disk", "x,cache=directsync"),
+		     "cache=directsync: expected writeback, none or unsafe",
+		     NULL);
+	expect_error(PARSE(&r, "--disk", "x,cache="), "cache=: expected",
+		     NULL);
 	/* The path ends at the first comma. */
 	expect_error(PARSE(&r, "--disk", "b,c.img"), "unknown option 'c.img'",
 		     NULL);

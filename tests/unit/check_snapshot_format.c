@@ -76,8 +76,11 @@ START_TEST(corruptions)
 	img[3] ^= 1;
 	refused("bad magic");
 	build();
-	img[8] = 2;			/* version */
-	refused("version 2");
+	img[8] = 1;			/* the version before the extra MSRs */
+	refused("format version 1, this minivmm reads version 2");
+	build();
+	img[8] = 3;			/* a later one */
+	refused("format version 3");
 	build();
 	img[40] ^= 1;			/* reserved, under the header CRC */
 	refused("header checksum");

@@ -3,8 +3,10 @@
  * devices/virtio/blk.c end to end over a temporary image: the device
  * thread (and, for large requests, its helpers) executes writes, reads,
  * flush, get-id, write zeroes and discard from a queue in fake guest RAM, and the image file holds the result; a
- * read-only disk refuses writes.  Also vmm/machine/disk.c: what --disk refuses
- * before the guest starts (missing, not a file, empty, locked).
+ * read-only disk refuses writes; cache=none (O_DIRECT, guest buffers at odd
+ * addresses bounced) and cache=unsafe (no flush offered).  Also
+ * vmm/machine/disk.c: what --disk refuses before the guest starts (missing,
+ * not a file, empty, locked, also through a symlink or a hard link).
  */
 #include <check.h>
 #include <endian.h>
@@ -25,20 +27,16 @@
 static char path[PATH_MAX];
 static int img;
 static uint16_t next_used;
+static uint64_t data_at;	/* where req() puts the data: DATA or odd */
 
-static void open_blk(bool ro)
+static void start_blk(struct virtio_blk_conf *conf)
 {
 	struct pci_bus_config c = { .nbuses = 1 };
 	struct virtio_host h = fake_host();
-	struct virtio_blk_conf conf = {
-		.fd = open(path, (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC),
-		.ro = ro, .size = SECTORS * 512 + 100, .serial = "unit-serial",
-	};
 	struct virtio_blk *b;
 
-	ck_assert_int_ge(conf.fd, 0);
 	fake_bus = pci_bus_create(&c);
-	b = virtio_blk_create(fake_bus, FAKE_BDF, &conf, &h, "virtio-blk0");
+	b = virtio_blk_create(fake_bus, FAKE_BDF, conf, &h, "virtio-blk0");
 	ck_assert_ptr_nonnull(b);
 	fake_vp = virtio_blk_pci(b);
 	ck_assert_int_eq(virtio_pci_start(fake_vp), 0);
@@ -49,6 +47,17 @@ static void open_blk(bool ro)
 	next_used = 0;
 }
 
+static void open_blk(bool ro)
+{
+	struct virtio_blk_conf conf = {
+		.fd = open(path, (ro ? O_RDONLY : O_RDWR) | O_CLOEXEC),
+		.ro = ro, .size = SECTORS * 512 + 100, .serial = "unit-serial",
+	};
+
+	ck_assert_int_ge(conf.fd, 0);
+	start_blk(&conf);
+}
+
 static void setup(void)
 {
 	static uint8_t zero[SECTORS * 512 + 100];
@@ -56,6 +65,7 @@ static void setup(void)
 	tmpfile_with(path, zero, sizeof(zero));
 	img = open(path, O_RDWR);
 	ck_assert_int_ge(img, 0);
+	data_at = DATA;
 }
 
 static void teardown(void)
@@ -83,7 +93,7 @@ static int req(uint32_t type, uint64_t sector, uint32_t len, uint32_t *used)
 	fake_desc(n, HDR, 16, VIRTQ_DESC_F_NEXT, (uint16_t)(n + 1));
 	n++;
 	if (len) {
-		fake_desc(n, DATA, len, VIRTQ_DESC_F_NEXT |
+		fake_desc(n, data_at, len, VIRTQ_DESC_F_NEXT |
 			  (wr ? VIRTQ_DESC_F_WRITE : 0), (uint16_t)(n + 1));
 		n++;
 	}
@@ -227,6 +237,112 @@ START_TEST(test_read_only)
 }
 END_TEST
 
+/* cache=unsafe: no VIRTIO_BLK_F_FLUSH, and a flush sent anyway is
+ * completed without syncing. */
+START_TEST(test_unsafe)
+{
+	struct virtio_blk_conf conf = {
+		.fd = open(path, O_RDWR | O_CLOEXEC), .size = SECTORS * 512,
+		.unsafe = true,
+	};
+	uint32_t used;
+
+	ck_assert_int_ge(conf.fd, 0);
+	start_blk(&conf);
+	bar_wr(COMMON(VIRTIO_PCI_COMMON_DFSELECT), 0, 4);
+	ck_assert(!(bar_rd(COMMON(VIRTIO_PCI_COMMON_DF), 4) &
+		    F(VIRTIO_BLK_F_FLUSH)));
+	ck_assert_int_eq(req(VIRTIO_BLK_T_FLUSH, 0, 0, &used), 0);
+	/* The default offers it. */
+	pci_bus_destroy(fake_bus);
+	conf = (struct virtio_blk_conf){ .fd = open(path, O_RDWR | O_CLOEXEC),
+					 .size = SECTORS * 512 };
+	start_blk(&conf);
+	bar_wr(COMMON(VIRTIO_PCI_COMMON_DFSELECT), 0, 4);
+	ck_assert(bar_rd(COMMON(VIRTIO_PCI_COMMON_DF), 4) &
+		  F(VIRTIO_BLK_F_FLUSH));
+}
+END_TEST
+
+#define BIG_PART	(600u * 1024)
+
+/* One write of the BIG_PART bytes at gpa, twice (two descriptors). */
+static int big_write(uint64_t gpa, uint64_t sector)
+{
+	uint32_t t = htole32(VIRTIO_BLK_T_OUT);
+	uint64_t s = htole64(sector);
+
+	memset(fake_at(HDR), 0, 16);
+	memcpy(fake_at(HDR), &t, 4);
+	memcpy(fake_at(HDR + 8), &s, 8);
+	*fake_at(STATUS) = 0xff;
+	fake_desc(0, HDR, 16, VIRTQ_DESC_F_NEXT, 1);
+	fake_desc(1, gpa, BIG_PART, VIRTQ_DESC_F_NEXT, 2);
+	fake_desc(2, gpa, BIG_PART, VIRTQ_DESC_F_NEXT, 3);
+	fake_desc(3, STATUS, 1, VIRTQ_DESC_F_WRITE, 0);
+	fake_offer(0);
+	ck_assert(fake_wait_used(++next_used));
+	return *fake_at(STATUS);
+}
+
+/* cache=none through disk_open: O_DIRECT, the block size offered is the
+ * direct-I/O alignment, guest buffers at odd addresses are bounced, and
+ * what the guest wrote is in the file. */
+START_TEST(test_direct)
+{
+	static uint8_t zero[4 << 20], big[2 * BIG_PART];
+	struct disk_opt o = { .cache = DISK_CACHE_NONE };
+	uint8_t back[8192];
+	char dpath[PATH_MAX];
+	struct disk d;
+	uint32_t used, blk;
+
+	tmpfile_with(dpath, zero, sizeof(zero));
+	snprintf(o.path, sizeof(o.path), "%s", dpath);
+	if (disk_open(&o, &d) < 0) {
+		/* tmpfs before Linux 6.6: no O_DIRECT (said on stderr) */
+		unlink(dpath);
+		return;
+	}
+	ck_assert(fcntl(d.fd, F_GETFL) & O_DIRECT);
+	ck_assert_uint_ge(d.direct_align, 512);
+	start_blk(&(struct virtio_blk_conf){ .fd = d.fd, .size = d.size,
+		  .direct_align = d.direct_align });
+	blk = (uint32_t)bar_rd(VIRTIO_BAR_DEVICE + VIRTIO_BLK_CFG_BLK_SIZE, 4);
+	ck_assert_uint_eq(blk, d.direct_align);
+	data_at = DATA + 1;		/* not aligned for O_DIRECT */
+	for (int i = 0; i < 8192; i++)
+		fake_at(data_at)[i] = (uint8_t)(i * 11 + 3);
+	ck_assert_int_eq(req(VIRTIO_BLK_T_OUT, 16, 8192, &used), 0);
+	img = open(dpath, O_RDONLY);
+	ck_assert_int_eq(pread(img, back, sizeof(back), 16 * 512),
+			 sizeof(back));
+	ck_assert(!memcmp(back, fake_at(data_at), sizeof(back)));
+	data_at = DATA + 3;
+	memset(fake_at(data_at), 0, 8192);
+	ck_assert_int_eq(req(VIRTIO_BLK_T_IN, 16, 8192, &used), 0);
+	ck_assert(!memcmp(back, fake_at(data_at), sizeof(back)));
+	data_at = DATA;			/* aligned: straight through */
+	ck_assert_int_eq(req(VIRTIO_BLK_T_IN, 16, 4096, &used), 0);
+	ck_assert(!memcmp(back, fake_at(DATA), 4096));
+	ck_assert_int_eq(req(VIRTIO_BLK_T_FLUSH, 0, 0, &used), 0);
+	/* 1.2 MiB from two odd-addressed buffers: bounced in 1 MiB steps,
+	 * one step ending inside the second buffer. */
+	for (uint32_t i = 0; i < BIG_PART; i++)
+		fake_at(DATA + 5)[i] = (uint8_t)(i * 29 + (i >> 9));
+	ck_assert_int_eq(big_write(DATA + 5, 2048), 0);
+	ck_assert_int_eq(pread(img, big, sizeof(big), 2048 * 512),
+			 sizeof(big));
+	ck_assert(!memcmp(big, fake_at(DATA + 5), BIG_PART));
+	ck_assert(!memcmp(big + BIG_PART, fake_at(DATA + 5), BIG_PART));
+	/* A request not aligned to the offered block fails, as in QEMU. */
+	if (blk > 512)
+		ck_assert_int_eq(req(VIRTIO_BLK_T_IN, 1, 512, &used),
+				 VIRTIO_BLK_S_IOERR);
+	unlink(dpath);
+}
+END_TEST
+
 /* --- vmm/machine/disk.c ------------------------------------------------------------ */
 
 static int try_open(const char *p, bool ro, const char **err)
@@ -248,7 +364,7 @@ static int try_open(const char *p, bool ro, const char **err)
 START_TEST(test_disk_open)
 {
 	struct disk_opt o = { .ro = false };
-	char empty[PATH_MAX];
+	char empty[PATH_MAX], link_path[PATH_MAX + 8];
 	const char *err;
 	struct disk held;
 
@@ -270,6 +386,17 @@ START_TEST(test_disk_open)
 	assert_one_line(err, "locked", "another VM");
 	ck_assert_int_eq(try_open(path, true, &err), -1);
 	assert_one_line(err, "locked", NULL);
+	/* The lock is the inode's: a symlink or hard link finds it. */
+	snprintf(link_path, sizeof(link_path), "%s.sym", path);
+	ck_assert_int_eq(symlink(path, link_path), 0);
+	ck_assert_int_eq(try_open(link_path, false, &err), -1);
+	assert_one_line(err, "locked", "another VM");
+	unlink(link_path);
+	snprintf(link_path, sizeof(link_path), "%s.hard", path);
+	ck_assert_int_eq(link(path, link_path), 0);
+	ck_assert_int_eq(try_open(link_path, false, &err), -1);
+	assert_one_line(err, "locked", "another VM");
+	unlink(link_path);
 	disk_close(&held);
 	/* Held read-only: more readers, no writer. */
 	o.ro = true;
@@ -292,6 +419,8 @@ int main(void)
 	tcase_add_test(tc, test_zeroes_and_discard);
 	tcase_add_test(tc, test_read_only);
 	tcase_add_test(tc, test_disk_open);
+	tcase_add_test(tc, test_unsafe);
+	tcase_add_test(tc, test_direct);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
 }

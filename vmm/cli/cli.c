@@ -183,6 +183,22 @@ static int parse_pci(struct vmm_config *cfg, int c, const char *v)
 	return -1;
 }
 
+const char *const cli_disk_cache_names[] = { "writeback", "none", "unsafe" };
+
+static int disk_cache_word(struct disk_opt *d, const char *v, size_t l,
+			   char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < 3; i++)
+		if (strlen(cli_disk_cache_names[i]) == l &&
+		    !strncmp(v, cli_disk_cache_names[i], l)) {
+			d->cache = (enum disk_cache)i;
+			return 0;
+		}
+	snprintf(err, errlen, "cache=%.*s: expected writeback, none or "
+		 "unsafe", (int)(l > 32 ? 32 : l), v);
+	return -1;
+}
+
 /* One ",word" of --disk after the path. */
 static int disk_word(struct disk_opt *d, const char *w, size_t l,
 		     char *err, size_t errlen)
@@ -191,6 +207,8 @@ static int disk_word(struct disk_opt *d, const char *w, size_t l,
 		d->ro = true;
 		return 0;
 	}
+	if (l >= 6 && !strncmp(w, "cache=", 6))
+		return disk_cache_word(d, w + 6, l - 6, err, errlen);
 	if (l >= 7 && !strncmp(w, "serial=", 7)) {
 		if (l - 7 > CLI_SERIAL_MAX) {
 			snprintf(err, errlen, "serial is longer than 20 bytes");
@@ -201,12 +219,12 @@ static int disk_word(struct disk_opt *d, const char *w, size_t l,
 		d->has_serial = true;
 		return 0;
 	}
-	snprintf(err, errlen, "unknown option '%.*s' (expected ro or "
-		 "serial=S)", (int)(l > 64 ? 64 : l), w);
+	snprintf(err, errlen, "unknown option '%.*s' (expected ro, serial=S "
+		 "or cache=writeback|none|unsafe)", (int)(l > 64 ? 64 : l), w);
 	return -1;
 }
 
-/* PATH[,ro][,serial=S]: the path is everything before the first comma. */
+/* PATH[,ro][,serial=S][,cache=C]: the path ends at the first comma. */
 int cli_parse_disk(const char *v, struct disk_opt *d, char *err,
 		   size_t errlen)
 {
@@ -215,7 +233,7 @@ int cli_parse_disk(const char *v, struct disk_opt *d, char *err,
 
 	memset(d, 0, sizeof(*d));
 	if (plen == 0) {
-		snprintf(err, errlen, "expected PATH[,ro][,serial=S]");
+		snprintf(err, errlen, "expected PATH[,ro][,serial=S][,cache=C]");
 		return -1;
 	}
 	if (plen >= CLI_PATH_MAX) {

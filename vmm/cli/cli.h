@@ -24,10 +24,17 @@ enum syscall_fix { SYSCALL_FIX_AUTO, SYSCALL_FIX_ON, SYSCALL_FIX_OFF };
 #define CLI_SERIAL_MAX		20	/* virtio-blk ID bytes */
 #define CLI_PATH_MAX		4096
 
-/* --disk PATH[,ro][,serial=S] */
+/* --disk ...,cache=: QEMU's names.  writeback: the host's page cache,
+ * a guest flush is fdatasync; none: O_DIRECT, flush still fdatasync (for
+ * the file system's metadata and the device's cache); unsafe: flushes
+ * ignored (VIRTIO_BLK_F_FLUSH not offered). */
+enum disk_cache { DISK_CACHE_WRITEBACK, DISK_CACHE_NONE, DISK_CACHE_UNSAFE };
+
+/* --disk PATH[,ro][,serial=S][,cache=C] */
 struct disk_opt {
 	char path[CLI_PATH_MAX];
 	bool ro;
+	enum disk_cache cache;
 	bool has_serial;
 	char serial[CLI_SERIAL_MAX + 1];
 };
@@ -121,6 +128,8 @@ void cli_defaults(struct vmm_config *cfg);
 enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv);
 /* One --disk value, PATH[,ro][,serial=S], into d (also how a snapshot's
  * CONFIG section keeps it).  0, or -1 with why in err. */
+/* "writeback", "none", "unsafe", indexed by enum disk_cache. */
+extern const char *const cli_disk_cache_names[];
 int cli_parse_disk(const char *v, struct disk_opt *d, char *err,
 		   size_t errlen);
 /* The i-th long option's name, or NULL past the last (for the test that

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SECTOR	512u
+#define SECTOR		512u
+#define DIRECT_FALLBACK	4096u	/* when the kernel cannot say: always valid */
+#define DIRECT_MAX	65536u
 
 static int fail(const char *path, const char *why)
 {
@@ -70,27 +72,73 @@ static int check(const struct disk_opt *opt, struct disk *d)
 	return 0;
 }
 
-int disk_open(const struct disk_opt *opt, struct disk *out)
+/* What O_DIRECT needs of offsets, lengths and buffers: the file
+ * system's answer (statx) or the device's logical block size, never less
+ * than a sector. */
+static unsigned int direct_align(int fd, const struct stat *st)
 {
-	char why[160];
+	struct statx sx;
+	unsigned int a = DIRECT_FALLBACK;
+	int lbs;
 
-	*out = (struct disk){ .fd = -1, .ro = opt->ro, .path = opt->path };
+	if (S_ISBLK(st->st_mode) && ioctl(fd, BLKSSZGET, &lbs) == 0 && lbs > 0)
+		a = (unsigned int)lbs;
+	else if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 &&
+		 (sx.stx_mask & STATX_DIOALIGN) && sx.stx_dio_offset_align)
+		a = sx.stx_dio_offset_align > sx.stx_dio_mem_align ?
+		    sx.stx_dio_offset_align : sx.stx_dio_mem_align;
+	return a < SECTOR ? SECTOR : a;
+}
+
+static int open_image(const struct disk_opt *opt, struct disk *out)
+{
+	bool direct = opt->cache == DISK_CACHE_NONE;
+	char why[200];
+
 	/* O_NONBLOCK: a FIFO must not hang the start-up. */
 	out->fd = open(opt->path, (opt->ro ? O_RDONLY : O_RDWR) | O_CLOEXEC |
-		       O_NONBLOCK);
-	if (out->fd < 0) {
-		bool hint = !opt->ro && (errno == EACCES || errno == EROFS);
+		       O_NONBLOCK | (direct ? O_DIRECT : 0));
+	if (out->fd >= 0)
+		return 0;
+	if (direct && errno == EINVAL)
+		return fail(opt->path, "cache=none: the file system does not "
+			    "support O_DIRECT (tmpfs?); use cache=writeback");
+	snprintf(why, sizeof(why), "cannot open%s: %s%s",
+		 opt->ro ? "" : " for writing", strerror(errno),
+		 !opt->ro && (errno == EACCES || errno == EROFS) ?
+		 " (,ro opens it read-only)" : "");
+	return fail(opt->path, why);
+}
 
-		snprintf(why, sizeof(why), "cannot open%s: %s%s",
-			 opt->ro ? "" : " for writing", strerror(errno),
-			 hint ? " (,ro opens it read-only)" : "");
-		return fail(opt->path, why);
-	}
-	if (check(opt, out) < 0 ||
-	    fcntl(out->fd, F_SETFL, 0) < 0) {
+int disk_open(const struct disk_opt *opt, struct disk *out)
+{
+	struct stat st;
+
+	*out = (struct disk){ .fd = -1, .ro = opt->ro, .path = opt->path,
+			      .cache = opt->cache };
+	if (open_image(opt, out) < 0)
+		return -1;
+	if (check(opt, out) < 0 || fcntl(out->fd, F_SETFL,
+					 opt->cache == DISK_CACHE_NONE ?
+					 O_DIRECT : 0) < 0) {
 		disk_close(out);
 		return -1;
 	}
+	if (opt->cache == DISK_CACHE_NONE && fstat(out->fd, &st) == 0) {
+		out->direct_align = direct_align(out->fd, &st);
+		if (out->direct_align > DIRECT_MAX || out->size %
+		    out->direct_align) {
+			fail(opt->path, "cache=none: the image's size is not a "
+			     "multiple of its direct-I/O block; use "
+			     "cache=writeback");
+			disk_close(out);
+			return -1;
+		}
+	}
+	if (opt->cache == DISK_CACHE_UNSAFE && !opt->ro)
+		fprintf(stderr, "minivmm: warning: --disk '%s': cache=unsafe: "
+			"the guest's flushes are ignored; a host crash loses "
+			"writes it was told are durable\n", opt->path);
 	return 0;
 }
 

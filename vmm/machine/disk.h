@@ -8,7 +8,14 @@
  * open-file-description lock over the whole file: exclusive for a
  * writable disk, shared for a read-only one, so no two minivmm processes
  * (nor two --disk options of one) write one image, and nobody writes an
- * image another has open read-only.
+ * image another has open read-only.  The lock is on the inode, so a
+ * symlink or a hard link to a busy image finds it locked too.
+ *
+ * Cache modes (--disk ...,cache=): writeback opens the image normally;
+ * none opens it O_DIRECT and finds the alignment direct I/O needs
+ * (direct_align: the guest is offered that block size, buffers that are
+ * not aligned go through a bounce buffer); unsafe warns on stderr, the
+ * device then ignores flushes.
  */
 #ifndef MINIVMM_DISK_H
 #define MINIVMM_DISK_H
@@ -22,6 +29,8 @@ struct disk {
 	int fd;			/* -1: not open */
 	uint64_t size;		/* bytes */
 	bool ro;
+	enum disk_cache cache;
+	unsigned int direct_align;	/* cache=none: bytes; else 0 */
 	const char *path;	/* the option's, for messages */
 };
 

@@ -153,6 +153,8 @@ static int add_disk(struct virtio_vm *vv, struct pci_bus *bus, unsigned int i)
 	struct virtio_blk_conf conf = {
 		.fd = vv->disks[i].fd, .ro = opt->ro, .size = vv->disks[i].size,
 		.serial = opt->has_serial ? opt->serial : NULL,
+		.unsafe = opt->cache == DISK_CACHE_UNSAFE,
+		.direct_align = vv->disks[i].direct_align,
 	};
 	struct virtio_host h = host_for(d);
 	struct virtio_blk *b;

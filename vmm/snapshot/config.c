@@ -66,14 +66,15 @@ static void kv_u(struct enc *e, const char *k, uint64_t v)
 	kv(e, k, num);
 }
 
-/* As --disk takes it: PATH[,ro][,serial=S]. */
+/* As --disk takes it: PATH[,ro][,serial=S][,cache=C]. */
 static void kv_disk(struct enc *e, const struct disk_opt *d)
 {
-	char v[CLI_PATH_MAX + 48];
+	char v[CLI_PATH_MAX + 64];
 
-	snprintf(v, sizeof(v), "%s%s%s%s", d->path, d->ro ? ",ro" : "",
+	snprintf(v, sizeof(v), "%s%s%s%s%s%s", d->path, d->ro ? ",ro" : "",
 		 d->has_serial ? ",serial=" : "", d->has_serial ? d->serial :
-		 "");
+		 "", d->cache ? ",cache=" : "",
+		 d->cache ? cli_disk_cache_names[d->cache] : "");
 	kv(e, "disk", v);
 }
 
@@ -388,7 +389,9 @@ static const char *conflict(const struct vmm_config *u,
 }
 
 /* --disk at a restore may point a disk at another file (a copy of the
- * image as it was at the snapshot), not change what the guest sees. */
+ * image as it was at the snapshot), not change what the guest sees: the
+ * cache mode may change between writeback and none, not to or from
+ * unsafe (which takes VIRTIO_BLK_F_FLUSH away). */
 static bool same_disks(const struct vmm_config *u, const struct vmm_config *s)
 {
 	if (u->ndisks != s->ndisks)
@@ -397,7 +400,9 @@ static bool same_disks(const struct vmm_config *u, const struct vmm_config *s)
 		const struct disk_opt *a = &u->disks[i], *b = &s->disks[i];
 
 		if (a->ro != b->ro || a->has_serial != b->has_serial ||
-		    strcmp(a->serial, b->serial))
+		    strcmp(a->serial, b->serial) ||
+		    (a->cache == DISK_CACHE_UNSAFE) !=
+		    (b->cache == DISK_CACHE_UNSAFE))
 			return false;
 	}
 	return true;
@@ -425,11 +430,13 @@ static void disks_of(const struct vmm_config *s, char *out, size_t len)
 
 	out[0] = 0;
 	for (unsigned int i = 0; i < s->ndisks && at < len; i++)
-		at += (size_t)snprintf(out + at, len - at, "%s%s%s%s%s",
+		at += (size_t)snprintf(out + at, len - at, "%s%s%s%s%s%s",
 				       i ? "; " : "", s->disks[i].path,
 				       s->disks[i].ro ? ",ro" : "",
 				       s->disks[i].has_serial ? ",serial=" : "",
-				       s->disks[i].serial);
+				       s->disks[i].serial,
+				       s->disks[i].cache == DISK_CACHE_UNSAFE ?
+				       ",cache=unsafe" : "");
 }
 
 int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
@@ -447,8 +454,8 @@ int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 	if ((cfg->given & GIVEN_DISK) && !same_disks(cfg, s)) {
 		disks_of(s, list, sizeof(list));
 		return fail(err, errlen, "--disk conflicts with the snapshot's "
-			    "%u disk(s) (%s): give as many, with the same ro "
-			    "and serial, or none", s->ndisks,
+			    "%u disk(s) (%s): give as many, with the same ro, "
+			    "serial and cache=unsafe or not, or none", s->ndisks,
 			    s->ndisks ? list : "none");
 	}
 	if ((cfg->given & GIVEN_NET) && !same_nets(cfg, s))

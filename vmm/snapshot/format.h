@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The snapshot file format (docs/snapshot.md), version 1.  Pure: builds
+ * The snapshot file format (docs/snapshot.md), version 2.  Pure: builds
  * and checks headers and section tables in memory, encodes and decodes
  * section payloads; no files, no KVM.  The parser (snap_parse) is what
  * tests/fuzz/fuzz_snapshot.c drives.
@@ -17,6 +17,11 @@
  * RAM, the ROM, RAM-backed BARs) are mapped copy-on-write at restore, so
  * their CRCs are only verified on request (--restore-verify).
  *
+ * Versions: 2 (vCPU sections also carry the MSRs KVM's index list leaves
+ * out: MTRRs, machine-check banks...; sections/msr_extra.h).  A reader
+ * takes only its own version: a version 1 file restored would lose the
+ * guest's MTRRs without a word.
+ *
  * Section types are stable numbers; a new device takes a new number and
  * adds one section, the container never changes.  A reader refuses types
  * it does not know.
@@ -29,7 +34,7 @@
 #include <stdint.h>
 
 #define SNAP_MAGIC		"MVMSNAP\x1a"
-#define SNAP_VERSION		1u
+#define SNAP_VERSION		2u
 #define SNAP_HEADER_SIZE	64u
 #define SNAP_ENTRY_SIZE		32u
 #define SNAP_PAGE		4096u

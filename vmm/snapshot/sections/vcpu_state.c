@@ -3,6 +3,7 @@
  * count, the KVM structures as KVM defines them, u64 TSC kHz, the MSRs
  * (u32 index, u32 0, u64 value each), then the XSAVE area. */
 #include "vmm/snapshot/sections/vcpu_state.h"
+#include "vmm/snapshot/sections/msr_extra.h"
 #include "vmm/snapshot/registry.h"
 
 #include <errno.h>
@@ -25,7 +26,7 @@ struct vcpu_snap {
 struct snap_vcpus {
 	uint32_t xsave_size;
 	uint32_t nmsrs;
-	uint32_t msrs[MAX_MSRS];	/* KVM's list */
+	uint32_t msrs[MAX_MSRS];	/* KVM's list, then msr_extra.h's */
 	struct vcpu_snap *v;
 	unsigned int n;
 };
@@ -274,6 +275,9 @@ struct snap_vcpus *snap_vcpus_register(struct snap_registry *r, int sys_fd,
 		snap_vcpus_free(s);
 		return NULL;
 	}
+	/* Every vCPU has the same CPUID and so the same MTRR/MCE counts. */
+	if (n)
+		snap_msr_extra(fds[0], s->msrs, &s->nmsrs, MAX_MSRS);
 	s->n = n;
 	s->xsave_size = xsave_size;
 	for (unsigned int i = 0; i < n; i++) {

@@ -3,7 +3,8 @@
  * A vCPU's KVM state as one section (SNAP_SEC_VCPU, instance = vCPU id):
  * general and special registers, the XSAVE area (x87, SSE, AVX...) and
  * XCR0, every MSR KVM lists (KVM_GET_MSR_INDEX_LIST: TSC, SYSCALL/
- * SYSENTER, PAT, kvmclock and other PV MSRs, TSC deadline...), the local
+ * SYSENTER, PAT, kvmclock and other PV MSRs, TSC deadline...) and those
+ * it leaves out (msr_extra.h: MTRRs, machine-check banks...), the local
  * APIC (registers, IRR/ISR, timer), pending events (exception, interrupt,
  * NMI, SIPI, interrupt shadow), debug registers, the MP state and the TSC
  * frequency.  Restored in QEMU's order: registers, XSAVE, XCRs, special

@@ -1,0 +1,210 @@
+#!/bin/bash
+# The crash test (issue 30): a write the guest was told is durable survives
+# a SIGKILL of minivmm, and the file system stays consistent whatever the
+# moment.  The kernel built for minivmm (cached), an initramfs with
+# tests/boot/linux-crash-init.sh, one ext4 --disk.  The guest boots once,
+# mounts the disk and is snapshotted (--snapshot-at port from user
+# space); each round restores a copy of that machine with a copy of the
+# image, the guest's writer (tests/linux/mvcrash.c) appends numbered
+# records to /mnt/records, and the host SIGKILLs minivmm after a random
+# delay (seed printed: MINIVMM_CRASH_SEED=S reruns one round's choice).
+# After each kill, on the image:
+#   1. e2fsck -E journal_only -y: replays the journal, as the next mount
+#      would, and touches nothing else (no repair hides damage);
+#   2. e2fsck -fn: must find nothing wrong (exit 0);
+#   3. sync rounds (fsync after each record, "@@ ack N" on the console):
+#      records 1..N, N the last acknowledged, all present and intact
+#      (debugfs reads the file without mounting).
+# Rounds: MINIVMM_CRASH_ROUNDS (20) with the fsync writer, alternately
+# cache=writeback and cache=none where the image's file system has
+# O_DIRECT, then MINIVMM_CRASH_NOSYNC_ROUNDS (5) with a writer that never
+# syncs (the file system must stay consistent).  MINIVMM_CRASH_MIN_MS
+# (1000) moves the kill window later where a restored guest is slow to
+# start writing (a software CPU needs more than 3.5 s).  MINIVMM_CRASH_KERNEL and
+# MINIVMM_CRASH_MODULES (a directory of .ko files with mods.order, loaded
+# by the init in that order) boot another kernel, e.g. Debian's.
+# Then the soak: one restore runs MINIVMM_SOAK_SECONDS (60; `make soak`
+# 600) with disk and console traffic (mvcrash soak: records round a 4 MiB
+# file, fdatasync every 256, a console line every 4096); every 2 s the
+# host samples minivmm's RSS and open descriptors.  After a warm-up (the
+# first quarter) the descriptor count must not grow; the RSS at the end of
+# the warm-up and at the end, and the growth, are printed (RSS: guest
+# pages the guest touches count too, so it is reported, not asserted).
+# Then the guest is stopped and its file system must be clean.  Normal
+# build only.
+. "$(dirname "$0")/lib.sh"
+
+LIMIT=${MINIVMM_LINUX_TIMEOUT:-900}
+ROUNDS=${MINIVMM_CRASH_ROUNDS:-20}
+NOSYNC=${MINIVMM_CRASH_NOSYNC_ROUNDS:-5}
+SOAK=${MINIVMM_SOAK_SECONDS:-60}
+MIN_MS=${MINIVMM_CRASH_MIN_MS:-1000}	# the kill comes MIN_MS..MIN_MS+2.5 s in
+SEED0=${MINIVMM_CRASH_SEED:-$(( $(date +%s) % 100000 ))}
+ARGS="console=ttyS0 ${MINIVMM_LINUX_ARGS:-}"
+
+if [ "$BUILD" = build-asan ]; then
+	echo "SKIP: linux-crash (normal build only: a Linux boot is minutes)"
+	exit 0
+fi
+for t in mkfs.ext4 debugfs e2fsck; do
+	command -v "$t" >/dev/null ||
+		{ fail linux-crash "$t not found (apt-get install e2fsprogs)"; exit 0; }
+done
+for t in mvsnap mvcrash; do
+	[ -x "$BUILD/linux/$t" ] ||
+		{ fail linux-crash "$BUILD/linux/$t missing (make all)"; exit 0; }
+done
+if [ -n "${MINIVMM_CRASH_KERNEL:-}" ]; then
+	kernel=$MINIVMM_CRASH_KERNEL
+else
+	kdir=$(tools/build-kernel.sh) ||
+		{ fail build-kernel "tools/build-kernel.sh failed"; exit 0; }
+	kernel=$kdir/vmlinux
+fi
+mods=()
+[ -n "${MINIVMM_CRASH_MODULES:-}" ] &&
+	mods=("$MINIVMM_CRASH_MODULES"/*.ko "$MINIVMM_CRASH_MODULES/mods.order")
+initrd=$(tools/mkinitramfs.sh tests/boot/linux-crash-init.sh \
+	"$BUILD/linux/mvsnap" "$BUILD/linux/mvcrash" "${mods[@]}") ||
+	{ fail mkinitramfs "tools/mkinitramfs.sh failed"; exit 0; }
+
+truncate -s 32M "$TMP/base.img"
+mkfs.ext4 -q -F "$TMP/base.img"
+S="$TMP/ready.snap"
+t0=$SECONDS
+vm take "$LIMIT" --kernel "$kernel" --initrd "$initrd" -m 256M \
+	--append "$ARGS" --disk "$TMP/base.img" \
+	--snapshot "$S" --snapshot-at port
+expect take 0 '^@@ crash: mounted' 'snapshot written to .*the guest asked'
+echo "TIME: boot to the snapshot: $((SECONDS - t0)) s"
+[ -s "$S" ] || { fail take "no snapshot"; exit 0; }
+
+# cache=none where $TMP has O_DIRECT (not tmpfs before Linux 6.6).
+modes=(writeback)
+cp "$TMP/base.img" "$TMP/probe.img"
+if "$MINIVMM" --restore "$S" --disk "$TMP/probe.img,cache=none" \
+	--timeout 1 </dev/null >/dev/null 2>"$TMP/probe.err" ||
+	! grep -q 'O_DIRECT' "$TMP/probe.err"; then
+	modes=(writeback none)
+else
+	echo "NOTE: $TMP has no O_DIRECT: cache=writeback rounds only"
+fi
+
+# round NAME WRITER MODE SEED: one restore, killed after a random delay;
+# sets $acked (last "@@ ack N", 0 if none) and $written.
+round() {
+	local name=$1 writer=$2 mode=$3 seed=$4 pid delay
+	RANDOM=$seed
+	delay=$((MIN_MS + RANDOM % 2500))	# ms after the restore starts
+	cp "$TMP/base.img" "$TMP/$name.img"
+	"$MINIVMM" --restore "$S" --disk "$TMP/$name.img,cache=$mode" \
+		--append-env "WRITER=$writer" </dev/null \
+		>"$TMP/$name.out" 2>"$TMP/$name.err" &
+	pid=$!
+	sleep "$((delay / 1000)).$(printf %03d $((delay % 1000)))"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	status=$?
+	acked=$(sed -n 's/^@@ ack \([0-9]*\)\r\{0,1\}$/\1/p' "$TMP/$name.out" | tail -n 1)
+	acked=${acked:-0}
+	written=$(sed -n 's/^@@ wrote \([0-9]*\)\r\{0,1\}$/\1/p' "$TMP/$name.out" | tail -n 1)
+	echo "round $name: seed $seed, $writer, cache=$mode, killed after" \
+		"$delay ms (status $status), acked ${acked}, wrote ${written:-?}"
+	# 137: our SIGKILL; anything else means the guest or minivmm ended
+	# first, and the round tested nothing.
+	[ "$status" = 137 ] && pass "$name-killed" ||
+		fail "$name-killed" "minivmm ended before the kill (status $status)"
+}
+
+# fs_clean NAME: journal replayed, then a read-only full check.
+fs_clean() {
+	local img="$TMP/$1.img" rc
+	e2fsck -E journal_only -y "$img" >"$TMP/$1.replay" 2>&1
+	e2fsck -fn "$img" >"$TMP/$1.fsck" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		pass "$1-fsck"
+	else
+		fail "$1-fsck" "e2fsck -fn exit $rc: $(grep -v '^Pass\|^e2fsck' "$TMP/$1.fsck" | head -n 3 | tr '\n' ' ')"
+	fi
+}
+
+# records_kept NAME N: records 1..N of /records, intact.
+records_kept() {
+	local bad
+	debugfs -R "cat /records" "$TMP/$1.img" >"$TMP/$1.records" 2>/dev/null
+	bad=$(python3 - "$TMP/$1.records" "$2" <<'PY'
+import sys
+data, n = open(sys.argv[1], "rb").read(), int(sys.argv[2])
+for i in range(1, n + 1):
+    want = ("record %010u" % i).ljust(63, ".").encode() + b"\n"
+    got = data[64 * (i - 1):64 * i]
+    if got != want:
+        print("record %d of %d acknowledged: %r" % (i, n, got[:24]))
+        break
+PY
+)
+	[ -z "$bad" ] && pass "$1-acked-records" || fail "$1-acked-records" "$bad"
+}
+
+total=0
+for ((r = 1; r <= ROUNDS; r++)); do
+	mode=${modes[$((r % ${#modes[@]}))]}
+	round "sync$r" sync "$mode" $((SEED0 + r))
+	fs_clean "sync$r"
+	records_kept "sync$r" "$acked"
+	total=$((total + acked))
+done
+echo "crash: $ROUNDS fsync rounds, $total acknowledged records checked"
+for ((r = 1; r <= NOSYNC; r++)); do
+	round "nosync$r" nosync writeback $((SEED0 + 1000 + r))
+	fs_clean "nosync$r"
+done
+# --- the soak ----------------------------------------------------------------
+soak() {
+	local pid n=0 warm=$((SOAK / 4)) rss0= fd0= rss fds peak=0 grew=0
+	cp "$TMP/base.img" "$TMP/soak.img"
+	"$MINIVMM" --restore "$S" --disk "$TMP/soak.img" \
+		--append-env WRITER=soak </dev/null >"$TMP/soak.out" \
+		2>"$TMP/soak.err" &
+	pid=$!
+	for ((t = 0; t < SOAK; t += 2)); do
+		sleep 2
+		kill -0 "$pid" 2>/dev/null || break
+		rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status")
+		fds=$(ls "/proc/$pid/fd" 2>/dev/null | wc -l)
+		[ "${rss:-0}" -gt "$peak" ] && peak=$rss
+		if [ $t -ge $warm ] && [ -z "$rss0" ]; then
+			rss0=$rss fd0=$fds
+		fi
+		[ -n "$fd0" ] && [ "$fds" -gt "$fd0" ] && grew=$fds
+		n=$((n + 1))
+	done
+	if ! kill -0 "$pid" 2>/dev/null; then
+		wait "$pid"
+		fail soak-ran "minivmm ended early (status $?) after ${t}s"
+		return
+	fi
+	kill -TERM "$pid"
+	wait "$pid" 2>/dev/null
+	pass soak-ran
+	local soaked
+	soaked=$(sed -n 's/^@@ soak \([0-9]*\)\r\{0,1\}$/\1/p' "$TMP/soak.out" | tail -n 1)
+	echo "soak: ${SOAK}s, $n samples, ${soaked:-0} records written; RSS" \
+		"${rss0:-?} kB after the ${warm}s warm-up, $rss kB at the end" \
+		"(growth $(( ${rss:-0} - ${rss0:-0} )) kB, peak $peak kB);" \
+		"descriptors ${fd0:-?} -> $fds"
+	[ "${soaked:-0}" -gt 0 ] && pass soak-traffic ||
+		fail soak-traffic "no '@@ soak' line: the writer never ran"
+	[ "$grew" = 0 ] && pass soak-no-fd-growth ||
+		fail soak-no-fd-growth "descriptors ${fd0} -> ${grew}"
+	fs_clean soak
+}
+[ "$SOAK" -gt 0 ] && soak
+
+# At least one round must have got as far as acknowledging a record, or
+# the test tested nothing.
+if [ "$ROUNDS" -gt 0 ]; then
+	[ "$total" -gt 0 ] && pass crash-acks-seen ||
+		fail crash-acks-seen "no round acknowledged a record (seed base $SEED0)"
+fi
