@@ -208,7 +208,7 @@ static const char *floor_of(const char *name, int ring, const char *config,
 START_TEST(plan_floor_mapping)
 {
 	ck_assert_str_eq(floor_of("pci_cf8_read", 0, "ecam=ro", false),
-			 "port_pair_rd:0");
+			 "port_pair_rd_q:0");
 	ck_assert_str_eq(floor_of("pci_ecam_read", 3, "ecam=ro", false),
 			 "romem_read:3");
 	ck_assert_str_eq(floor_of("pci_ecam_read", 3, "ecam=trap", true),
