@@ -24,6 +24,7 @@
 #include "vmm/boot/loader.h"
 #include "vmm/memory.h"
 #include "vmm/msr/observer.h"
+#include "vmm/run/pause.h"
 #include "vmm/run/stats.h"
 #include "vmm/run/timing.h"
 #include "vmm/vcpu.h"
@@ -68,6 +69,8 @@ struct vm {
 	struct rom rom;
 	struct vcpu *vcpus;
 	unsigned int ncpus;
+	struct vm_pause pause;	/* parks the vCPUs (run/pause.h) */
+	bool pause_ready;
 
 	pthread_mutex_t stop_lock;
 	volatile bool stopping;

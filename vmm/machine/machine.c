@@ -266,6 +266,9 @@ static void set_exits(struct vm *vm)
 		.stop = vm_stop_from_vcpu,
 		.stop_ctx = vm,
 		.stopping = &vm->stopping,
+		.pausing = &vm->pause.pausing,
+		.park = vm_pause_park,
+		.park_ctx = &vm->pause,
 	};
 	host_internal_error_hook(vm->host, &vm->quirk_ctx,
 				 &vm->exits.internal_error);
@@ -276,6 +279,10 @@ static int create_vcpus(struct vm *vm)
 	vm->vcpus = calloc(vm->ncpus, sizeof(*vm->vcpus));
 	if (!vm->vcpus)
 		return -1;
+	if (vm_pause_init(&vm->pause, vm->vcpus, vm->ncpus,
+			  &vm->stopping) < 0)
+		return -1;
+	vm->pause_ready = true;
 	set_exits(vm);
 	for (unsigned int i = 0; i < vm->ncpus; i++) {
 		struct vcpu *v = &vm->vcpus[i];
@@ -395,5 +402,7 @@ void vm_destroy(struct vm *vm)
 	bus_destroy(&vm->mmio);
 	if (vm->stop_fd >= 0)
 		close(vm->stop_fd);
+	if (vm->pause_ready)
+		vm_pause_destroy(&vm->pause);
 	free(vm);
 }
