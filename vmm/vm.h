@@ -36,6 +36,7 @@ struct pci_vm;
 struct virtio_vm;
 struct platform;
 struct snapshot;
+struct gdb_stub;
 struct uart;
 
 struct vm {
@@ -65,6 +66,7 @@ struct vm {
 	struct platform *platform;	/* platform.c */
 	struct snap_registry snap_reg;	/* what snapshots hold */
 	struct snapshot *snap;	/* snapshot/snapshot.c */
+	struct gdb_stub *gdb;	/* gdb/server.c; NULL: no --gdb */
 	struct payload payload;
 	struct rom rom;
 	struct vcpu *vcpus;

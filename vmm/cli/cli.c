@@ -3,6 +3,7 @@
 #include "vmm/cli/cpuid_flags.h"
 #include "vmm/layout.h"
 #include "vmm/cli/parse.h"
+#include "vmm/run/listen.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -18,7 +19,7 @@ enum long_only {
 	OPT_CPUID, OPT_PCI_TESTDEV, OPT_CONSOLE_DEVICE,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
-	OPT_VERBOSE,
+	OPT_VERBOSE, OPT_GDB,
 };
 
 static const struct option options[] = {
@@ -59,6 +60,7 @@ static const struct option options[] = {
 	{ "restore",	required_argument, NULL, OPT_RESTORE },
 	{ "restore-verify", no_argument,   NULL, OPT_RESTORE_VERIFY },
 	{ "append-env",	required_argument, NULL, OPT_APPEND_ENV },
+	{ "gdb",	required_argument, NULL, OPT_GDB },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -134,6 +136,10 @@ void cli_usage(FILE *out)
 "  --restore FILE         resume the guest a snapshot holds\n"
 "  --restore-verify       also check the checksums of guest memory\n"
 "  --append-env K=V       a parameter for the guest's mailbox (repeatable)\n"
+"Debugging (see docs/debugging.md):\n"
+"  --gdb ADDR[,wait]      a gdb stub on tcp:[HOST]:PORT (HOST empty: loopback)\n"
+"                         or unix:PATH; wait: stop before the first\n"
+"                         instruction until gdb attaches\n"
 "  -h, --help             this text;  --version  print the version\n"
 "\n"
 "Exit status: the guest's test-exit value & 0xff (--exit-style qemu:\n"
@@ -431,6 +437,21 @@ static int parse_syscall_fix(struct vmm_config *cfg, const char *v)
 	return i < 0 ? -1 : 0;
 }
 
+static const char *const gdb_opts[] = { "wait", NULL };
+
+/* A socket address (run/listen.h), checked now: bad ones exit 2. */
+static int parse_listen(const char **dst, const char *opt, const char *v,
+			const char *const *opts)
+{
+	struct listen_addr a;
+	char err[128];
+
+	if (listen_parse(v, opts, &a, err, sizeof(err)) < 0)
+		return bad(opt, v, err);
+	*dst = v;
+	return 0;
+}
+
 static int parse_one(struct vmm_config *cfg, int c, const char *v)
 {
 	mark_given(cfg, c);
@@ -454,6 +475,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_STATS_JSON: cfg->stats_json = v; return 0;
 	case OPT_TIMING: cfg->timing = true; return 0;
 	case OPT_VERBOSE: cfg->verbose = true; return 0;
+	case OPT_GDB: return parse_listen(&cfg->gdb, "--gdb", v, gdb_opts);
 	case OPT_MSR_POLICY: cfg->msr_policy = v; return 0;
 	case OPT_MSR:
 		if (cfg->n_msr_rules == CLI_MAX_MSR_RULES)

@@ -6,6 +6,7 @@
 #include "devices/uart16550.h"
 #include "vmm/boot/fdt.h"
 #include "vmm/boot/linux.h"
+#include "vmm/gdb/gdb.h"
 #include "vmm/x86/cpuid.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/host/host.h"
@@ -366,7 +367,7 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 		goto fail;
 	syscall_fix_note(vm);
 	stats_add_reporter(&vm->stats, host_stats_reporter(h));
-	if (snapshot_setup(vm, &usage) < 0) {
+	if (snapshot_setup(vm, &usage) < 0 || gdb_setup(vm, &usage) < 0) {
 		*status = usage ? EXIT_USAGE : EXIT_VMM_ERROR;
 		goto fail;
 	}
@@ -381,6 +382,7 @@ void vm_destroy(struct vm *vm)
 {
 	if (!vm)
 		return;
+	gdb_finish(vm);
 	snapshot_destroy(vm);
 	snap_registry_free(&vm->snap_reg);
 	msr_vm_destroy(vm);
