@@ -8,7 +8,8 @@
 #   make fuzz-smoke      each target replays its committed seeds and
 #                        regressions, then fuzzes FUZZ_SMOKE_SECONDS (5)
 #   make fuzz-<target>   one target (pci, xen_ports, uart, msr_policy, net,
-#                        loader, fdt, virtq, snapshot, manifest, xfail) for
+#                        loader, fdt, virtq, snapshot, manifest, xfail,
+#                        insn, gdb) for
 #                        FUZZ_SECONDS
 #
 # Committed seeds: tests/fuzz/corpus/<target>/; every input that once
@@ -19,7 +20,7 @@ FUZZ_BUILD	?= build-fuzz
 FUZZ_SECONDS	?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt virtq net snapshot \
-		   manifest xfail insn
+		   manifest xfail insn gdb
 
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		   -fno-omit-frame-pointer
