@@ -1,97 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The GDB remote protocol's commands over an abstract target: one
- * session's state (threads selected, breakpoints, modes) and the handler
- * that answers one packet.  The target (target.c: the VM's vCPUs and
- * memory; the fuzz target and unit test: a fake) is reached through
- * struct gdb_target only.  Resuming, detaching and killing are returned
- * as actions for the stub (server.c) to carry out.
- *
- * Threads are vCPUs: gdb's thread id is the vCPU index + 1.
+ * The GDB remote protocol's command handler: answers one packet of a
+ * session (session.h) into a reply, or returns the action the stub must
+ * carry out.  Registers, memory, breakpoints and run control here; the
+ * q, Q and v packets in query.c.
  */
 #ifndef MINIVMM_GDB_PROTO_H
 #define MINIVMM_GDB_PROTO_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "vmm/gdb/session.h"
 
-#include "vmm/gdb/bkpt.h"
-#include "vmm/gdb/packet.h"
-#include "vmm/gdb/regs.h"
-
-struct gdb_target {
-	unsigned int nthreads;
-	void *ctx;
-	/* 0, or -1 (the vCPU's state cannot be read / written). */
-	int (*get)(void *ctx, unsigned int tid, struct gdb_kvm_state *s);
-	int (*set)(void *ctx, unsigned int tid, const struct gdb_kvm_state *s);
-	/* Linear to guest-physical through vCPU tid's page tables: 0, or
-	 * -1 (not mapped). */
-	int (*translate)(void *ctx, unsigned int tid, uint64_t la,
-			 uint64_t *gpa);
-	struct gdb_phys_mem mem;
-	/* Why the target refuses to single-step vCPU tid now (NULL: it
-	 * can; a host limit, say). */
-	const char *(*cannot_step)(void *ctx, unsigned int tid);
-	/* Extra text for qRcmd's help (host limits), may be NULL. */
-	const char *notes;
-};
-
-enum gdb_action {
-	GDB_ACT_REPLY,		/* send tx */
-	GDB_ACT_CONTINUE,	/* resume every vCPU (no reply now) */
-	GDB_ACT_STEP,		/* step vCPU action_tid (no reply now) */
-	GDB_ACT_DETACH,		/* send tx (OK), then let the guest run on */
-	GDB_ACT_KILL,		/* end minivmm (no reply) */
-};
-
-/* Why the guest stopped (the stop reply). */
-enum gdb_stop_kind {
-	GDB_STOP_SIGNAL,	/* attach, Ctrl-C, a step: just a signal */
-	GDB_STOP_SWBREAK,
-	GDB_STOP_HWBREAK,
-	GDB_STOP_WATCH,		/* addr: the watched address */
-};
-
-struct gdb_stop {
-	unsigned int tid;
-	int signal;		/* 2 SIGINT, 5 SIGTRAP */
-	enum gdb_stop_kind kind;
-	enum gdb_bp_type wtype;
-	uint64_t addr;
-};
-
-struct gdb_session {
-	const struct gdb_target *t;
-	struct gdb_bkpts bk;
-	unsigned int g_tid, c_tid;	/* 0-based vCPU */
-	bool phys;			/* monitor phys: m/M take GPAs */
-	bool no_ack;
-	struct gdb_stop stop;		/* the last one, for '?' */
-	unsigned int action_tid;
-	uint8_t regs[1024];		/* scratch: one register file */
-};
-
-void gdb_session_init(struct gdb_session *s, const struct gdb_target *t);
 /* Answers the packet pkt (NUL-ended payload) into tx. */
 enum gdb_action gdb_handle(struct gdb_session *s, const char *pkt,
 			   struct gdb_tx *tx);
-/* The stop reply for st into tx (also kept for '?'). */
-void gdb_stop_reply(struct gdb_session *s, const struct gdb_stop *st,
-		    struct gdb_tx *tx);
-
-/* A step of vCPU tid, or the target's refusal as an error reply. */
-enum gdb_action gdb_step_or_refuse(struct gdb_session *s, unsigned int tid,
-				   struct gdb_tx *tx);
-/* query.c: the q, Q and v packets gdb_handle passes on. */
-enum gdb_action gdb_query(struct gdb_session *s, const char *pkt,
-			  struct gdb_tx *tx);
-/* Guest memory at addr (linear through g_tid's page tables, or physical
- * in phys mode), breakpoints masked out: bytes read (short at the
- * first unmapped page), or -1 if not even the first byte. */
-long gdb_read_mem(struct gdb_session *s, uint64_t addr, uint8_t *buf,
-		  size_t len);
-/* Error replies carry a reason gdb prints: "E.reason". */
-void gdb_error(struct gdb_tx *tx, const char *why);
 
 #endif

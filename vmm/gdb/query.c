@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The q, Q and v packets: features, the target description, threads,
  * monitor commands, vCont (proto.h). */
-#include "vmm/gdb/proto.h"
+#include "vmm/gdb/query.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,6 +11,7 @@
  * guest runs: registers and memory are only read from parked vCPUs.
  */
 #include "vmm/gdb/gdb.h"
+#include "vmm/gdb/proto.h"
 #include "vmm/gdb/target.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/run/listen.h"

@@ -73,7 +73,10 @@ static const char *cannot_step(void *ctx, unsigned int tid)
 		return NULL;
 	if (get(vm, tid, &s) < 0)
 		return "cannot read the vCPU's registers";
-	return (s.sregs.cs.selector & 3) == 3 ? limit : NULL;
+	if ((s.sregs.cs.selector & 3) != 3)
+		return NULL;
+	quirk_acted(&vm->host->log, QUIRK_DEBUG_RING0, 1);
+	return limit;
 }
 
 void gdb_target_init(struct gdb_target *t, struct vm *vm)

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "vmm/gdb/proto.h"
+#include "vmm/gdb/session.h"
 
 struct vm;
 
