@@ -127,11 +127,25 @@ check-kut:
 check-bazel: all
 	@tests/bazel/check.sh
 
+# The hardware-virtualization lane (tests/hw/, docs/hw-lane.md): every
+# boot test on a real KVM (kvm_amd in QEMU's software CPU with SVM), with
+# nested paging on, then the firmware and foundation tests with it off;
+# expected failures (the software CPU's gaps) in tests/hw/xfail.txt.
+# Slow (an hour or more on 2 cores): not part of make check, which runs
+# its short part.
+check-hw:
+	@tools/deps.sh build test
+	@$(MAKE) --no-print-directory all
+	@tools/build-kernel.sh >/dev/null	# the Linux tests' kernel, cached
+	@tests/hw/check-hw.sh --npt on; a=$$?; \
+	tests/hw/check-hw.sh --npt off firmware foundation; b=$$?; \
+	[ $$a -eq 0 ] && [ $$b -eq 0 ]
+
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all unit deps run check check-linux check-kut check-bazel clean guests \
-	tools
+.PHONY: all unit deps run check check-linux check-kut check-bazel check-hw \
+	clean guests tools
 .DELETE_ON_ERROR:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

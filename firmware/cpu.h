@@ -8,7 +8,7 @@
  * MSRs, the APIC, milestones) and runs its pure computation (device-tree
  * parsing, BAR and MTRR planning, table building) through user_call():
  * one round trip costs ~0.1 ms, the same work in ring 0 tens of ms.
- * Ring-3 code sees all memory (the ROM page tables set U) but must not do
+ * Ring-3 code sees all memory (the boot page tables set U) but must not do
  * port I/O or privileged instructions; its console output is buffered
  * (serial.c) and fw_exit() from ring 3 ends the VM through ring 0.
  */

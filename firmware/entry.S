@@ -4,8 +4,8 @@
  *
  * Ring-0 guest code is emulated one instruction at a time on the target
  * host (~0.5 us each), so every instruction here counts: reset to fw_main
- * is a straight line of about 60 instructions, with no loop (the page
- * tables are prebuilt in ROM, pagetables.S).
+ * is a straight line of about 60 instructions, with no loop (the VMM
+ * wrote the page tables into RAM before the first one, abi.h).
  *
  * The .reset section is the last 4 KiB of the ROM (fw.lds), physical
  * 0xfffff000.  Its 16- and 32-bit code runs before paging, at physical
@@ -49,7 +49,7 @@ entry32:
 	btl	$29, %edx
 	jnc	no_long_mode
 
-	movl	$FW_PT_PHYS, %eax
+	movl	$ABI_BOOT_PT_BASE, %eax
 	movl	%eax, %cr3
 	/* PAE for long mode; SSE enabled because libfdt is built for the
 	 * x86-64 baseline, which includes SSE2. */

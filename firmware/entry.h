@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Constants shared by the firmware's assembly (entry.S, handoff.S,
- * pagetables.S) and C: GDT selectors, control-register and MSR bits.  Must
+ * Constants shared by the firmware's assembly (entry.S, handoff.S) and C: GDT selectors, control-register and MSR bits.  Must
  * stay valid for both the assembler and the C compiler (no C-only syntax
  * such as 'u' suffixes).
  */
@@ -45,16 +44,6 @@
 #define MSR_EFER	0xc0000080
 #define EFER_LME	0x00000100
 #define MSR_FS_BASE	0xc0000100
-
-/* The ROM page tables (pagetables.S): PML4, PDPT, 4 PDs, 24 KiB right
- * below the reset page.  CR3 value. */
-#define FW_PT_PHYS	0xffff9000
-
-/* Page-table entry bits: present, writable, user, accessed, dirty, large.
- * A and D are preset so the CPU never has to write them back; U lets the
- * firmware run its pure computation in ring 3 (cpu.h). */
-#define PTE_TABLE	0x27
-#define PTE_LARGE	0xe7
 
 /* ABI_FW_FAIL_MAGIC | ABI_FW_FAIL_INTERNAL for entry.S (no long mode);
  * checked in exit.c. */

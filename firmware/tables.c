@@ -103,6 +103,11 @@ unsigned int tables_e820(const struct machine *m, struct e820_entry *out,
 		{ .addr = ABI_FW_RAM_BASE,
 		  .size = ABI_FW_RAM_END - ABI_FW_RAM_BASE,
 		  .type = E820_RESERVED },
+		/* The boot page tables: a bzImage kernel runs on them until
+		 * it loads its own CR3. */
+		{ .addr = ABI_BOOT_PT_BASE,
+		  .size = ABI_BOOT_PT_END - ABI_BOOT_PT_BASE,
+		  .type = E820_RESERVED },
 		{ .addr = ABI_LOW_MEM_END,
 		  .size = ABI_TABLES_BASE - ABI_LOW_MEM_END,
 		  .type = E820_OMIT },			/* VGA, option ROMs */

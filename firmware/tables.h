@@ -24,7 +24,8 @@
 uint64_t tables_build(const struct machine *m, const struct pci_state *p);
 
 /* The memory map: RAM, with the firmware RAM [ABI_FW_RAM_BASE,
- * ABI_FW_RAM_END) reserved, the VGA hole omitted, [ABI_TABLES_BASE,
+ * ABI_FW_RAM_END) and the boot page tables [ABI_BOOT_PT_BASE,
+ * ABI_BOOT_PT_END) reserved, the VGA hole omitted, [ABI_TABLES_BASE,
  * ABI_TABLES_END) reserved, and the ECAM window reserved.  Returns the
  * number of entries written to out (at most cap); ends the VM if cap is
  * too small. */

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs every test: the Check unit tests (normal and ASan+UBSan builds),
 # the layout and option checks, the boot tests (tests/boot/*.sh, against
-# both VMM builds) and a short run of each fuzz target.  Ends with one
+# both VMM builds), the short hardware-virtualization lane (tests/hw/) and
+# a short run of each fuzz target.  Ends with one
 # "N passed, N failed" line; exits non-zero if anything failed.
 set -u
 cd "$(dirname "$0")/.."
@@ -110,6 +111,40 @@ for build in build build-asan; do
 		fi
 	done
 done
+
+# The hardware-virtualization lane, short: the firmware, payloads and PCI
+# with the read-only ECAM window on a real KVM with nested paging (kvm_amd
+# in QEMU's software CPU: tests/hw/check-hw.sh --short, docs/hw-lane.md),
+# so every change is tested on both kinds of KVM.  MINIVMM_HW_LANE=0 skips
+# it; the whole lane is `make check-hw`.
+if [ "${MINIVMM_HW_LANE:-1}" != 0 ]; then
+	log="$log_dir/hw-lane.log"
+	t0=$SECONDS
+	tests/hw/check-hw.sh --short >"$log" 2>&1
+	rc=$?
+	secs=$((SECONDS - t0))
+	if [ $rc -eq 77 ]; then
+		printf '%-44s skipped: %s\n' "hw-lane [short]" \
+			"$(sed -n 's/^check-hw: skipped: //p' "$log" | head -n 1)"
+	else
+		tally=$(tail -n 1 "$log")
+		if [[ $tally =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+			p=${BASH_REMATCH[1]}; f=${BASH_REMATCH[2]}
+		else
+			p=0; f=0
+		fi
+		[ $rc -ne 0 ] && [ "$f" -eq 0 ] && f=1	# died or L1 hung
+		passed=$((passed + p))
+		failed=$((failed + f))
+		printf '%-44s %d passed, %d failed (%d s)\n' \
+			"hw-lane [short, real KVM]" "$p" "$f" "$secs"
+		grep '^hw/' "$log" | sed 's/^/    /'
+		if [ "$f" -gt 0 ]; then
+			grep -E '^(failed|check-hw): ' "$log" | head -n 20
+			failures+=("hw-lane: see $log")
+		fi
+	fi
+fi
 
 # Fuzz smoke: each libFuzzer target replays its regressions and seeds,
 # then fuzzes for a few seconds (tests/fuzz/fuzz.mk).

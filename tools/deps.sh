@@ -10,7 +10,8 @@
 #           libFuzzer), the boot tests (python3; busybox, cpio and
 #           e2fsprogs for the Linux initramfs and disk images; iproute2
 #           for the network namespaces), and qemu-system-x86 for the
-#           kvm-unit-tests and bench peers (`make check-kut`)
+#           kvm-unit-tests and bench peers (`make check-kut`) and as the
+#           software CPU of the hardware-virtualization lane (tests/hw/)
 #   kernel  the Linux guest: its kernel built from linux-source-6.1
 #           (tools/build-kernel.sh) and its busybox initramfs
 #           (tools/mkinitramfs.sh); `make run-linux` needs build + kernel

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define MSR_USER_DEF	0x19a		/* IA32_CLOCK_MODULATION */
 #define MSR_KERNEL_DEF	0xc0000102u	/* KERNEL_GS_BASE: KVM's own */
@@ -32,6 +34,7 @@ struct opts {
 	unsigned int repeats;
 	unsigned int target_ms;
 	const char *cases;	/* comma list or NULL: all */
+	uint32_t startup_mib;	/* --startup: RAM, MiB; 0: time exits */
 	uint32_t msr_kernel;
 	struct floor_config vm;
 };
@@ -39,9 +42,12 @@ struct opts {
 static const char *const usage_text =
 "usage: kvm-floor [--repeat N] [--target-ms MS] [--cases A,B,...] [--list]\n"
 "                 [--msr-user IDX] [--msr-kernel IDX] [--msr-passthru IDX]\n"
-"                 [--no-irqchip]\n"
+"                 [--no-irqchip] [--startup MIB]\n"
 "Times bare KVM exits from a minimal guest; one BENCH line per case\n"
-"(format: tools/bench/stats.h).  NAME:RING in --cases picks one ring.\n";
+"(format: tools/bench/stats.h).  NAME:RING in --cases picks one ring.\n"
+"--startup MIB: instead, one VM with MIB MiB of RAM, the ROM slot, the\n"
+"irqchip, CPUID and MSR filter; prints BENCHBOOT first_insn_ns=N, the\n"
+"time from process start to its first guest instruction's exit.\n";
 
 /* Calibrates, then times o->repeats runs; prints the BENCH line. */
 static int time_case(struct floor_vm *f, const struct floor_case *c,
@@ -102,6 +108,10 @@ static size_t all_cases(struct floor_case *out, const struct opts *o)
 		  "outl + inl to unclaimed ports, as a CF8/CFC read" },
 		{ "port_pair_wr", 0, floor_stub_pair_wr, FLOOR_PORT, 0, 0, 0,
 		  "outl + outl to unclaimed ports, as a CF8/CFC write" },
+		{ "port_pair_rd_q", 0, floor_stub_pair_rd, FLOOR_QPORT, 0, 0,
+		  0, "the same read, the outl queued (coalesced PIO)" },
+		{ "port_pair_wr_q", 0, floor_stub_pair_wr, FLOOR_QPORT, 0, 0,
+		  0, "the same write, the first outl queued" },
 		{ "mmio_read", 0, floor_stub_load, FLOOR_MMIO_GPA, 0, 0, 0,
 		  "read of an address with no memslot" },
 		{ "mmio_read", 3, floor_stub_load, FLOOR_MMIO_GPA, 0, 0, 0,
@@ -204,6 +214,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool *list)
 		{ "msr-kernel", required_argument, NULL, 'k' },
 		{ "msr-passthru", required_argument, NULL, 'p' },
 		{ "no-irqchip", no_argument, NULL, 'n' },
+		{ "startup", required_argument, NULL, 's' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -231,6 +242,8 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool *list)
 		case 'k': err = parse_u32("--msr-kernel", optarg,
 					  &o->msr_kernel, 0, UINT32_MAX); break;
 		case 'n': o->vm.irqchip = 0; break;
+		case 's': err = parse_u32("--startup", optarg,
+					  &o->startup_mib, 1, 1u << 20); break;
 		case 'l': *list = true; break;
 		case 'h': fputs(usage_text, stdout); return 1;
 		default: fputs(usage_text, stderr); return -1;
@@ -253,6 +266,53 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool *list)
 	return 0;
 }
 
+/* How long ago the process started (/proc/self/stat field 22, clock
+ * ticks since boot, as minivmm's --timing counts), so exec and dynamic
+ * linking are included.  0 if /proc cannot say. */
+static uint64_t process_age_ns(void)
+{
+	char buf[1024], *p;
+	unsigned long long ticks;
+	struct timespec ts;
+	uint64_t start, now;
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	for (int field = 2; field < 22 && p; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
+		return 0;
+	start = ticks * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return now > start ? now - start : 0;
+}
+
+/* Start-up's floor: what any KVM program pays before its guest runs. */
+static int startup(const struct opts *o)
+{
+	struct floor_config c = o->vm;
+	struct floor_vm f;
+	uint64_t age;
+	int r;
+
+	c.ram_size = (uint64_t)o->startup_mib << 20;
+	r = floor_vm_create(&f, &c) < 0 ? -1 : floor_first_exit(&f);
+	age = process_age_ns();
+	floor_vm_destroy(&f);
+	if (r < 0 || !age)
+		return 1;
+	printf("BENCHBOOT first_insn_ns=%llu ram_mib=%u irqchip=%d\n",
+	       (unsigned long long)age, o->startup_mib, c.irqchip);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct floor_case cases[MAX_CASES];
@@ -264,6 +324,8 @@ int main(int argc, char **argv)
 	r = parse_opts(&o, argc, argv, &list);
 	if (r)
 		return r > 0 ? 0 : 2;
+	if (o.startup_mib)
+		return startup(&o);
 	n = build_cases(cases, &o);
 	if (list || n == 0) {
 		for (int i = 0; i < n; i++)

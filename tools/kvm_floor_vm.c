@@ -194,6 +194,22 @@ static int create_irqchip(struct floor_vm *f)
 	return 0;
 }
 
+/* FLOOR_QPORT's writes queued, where KVM can: the ring is the page after
+ * kvm_run.  Without the capability they exit like any port's. */
+static void queue_port(struct floor_vm *f)
+{
+	struct kvm_coalesced_mmio_zone z = { .addr = FLOOR_QPORT, .size = 4,
+					     .pio = 1 };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (ioctl(f->vm, KVM_CHECK_EXTENSION, KVM_CAP_COALESCED_PIO) <= 0 ||
+	    f->run_size < (KVM_COALESCED_MMIO_PAGE_OFFSET + 1) * page ||
+	    ioctl(f->vm, KVM_REGISTER_COALESCED_MMIO, &z) < 0)
+		return;
+	f->ring = (struct kvm_coalesced_mmio_ring *)((uint8_t *)f->run +
+		  KVM_COALESCED_MMIO_PAGE_OFFSET * page);
+}
+
 int floor_vm_create(struct floor_vm *f, const struct floor_config *o)
 {
 	long mmap_size;
@@ -210,7 +226,8 @@ int floor_vm_create(struct floor_vm *f, const struct floor_config *o)
 	ioctl(f->vm, KVM_SET_TSS_ADDR, 0xfffbd000ul);	/* VMX only */
 	if (o->irqchip && create_irqchip(f) < 0)
 		return -1;
-	f->ram = mmap(NULL, RAM_SIZE, PROT_READ | PROT_WRITE,
+	f->ram_size = o->ram_size ? o->ram_size : RAM_SIZE;
+	f->ram = mmap(NULL, f->ram_size, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	f->rom = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -218,7 +235,7 @@ int floor_vm_create(struct floor_vm *f, const struct floor_config *o)
 		return die("mmap");
 	build_guest(f->ram);
 	memset(f->rom, 0xa5, 4096);
-	if (set_slot(f, 0, 0, RAM_SIZE, f->ram, 0) < 0 ||
+	if (set_slot(f, 0, 0, f->ram_size, f->ram, 0) < 0 ||
 	    set_slot(f, 1, FLOOR_ROM_GPA, 4096, f->rom, KVM_MEM_READONLY) < 0)
 		return die("KVM_SET_USER_MEMORY_REGION");
 	f->vcpu = ioctl(f->vm, KVM_CREATE_VCPU, 0);
@@ -234,6 +251,7 @@ int floor_vm_create(struct floor_vm *f, const struct floor_config *o)
 	f->tsc_khz = khz > 0 ? (uint32_t)khz : 0;
 	if (set_cpuid(f) < 0 || set_msr_filter(f, o) < 0)
 		return -1;
+	queue_port(f);
 	return 0;
 }
 
@@ -242,7 +260,7 @@ void floor_vm_destroy(struct floor_vm *f)
 	if (f->run && f->run != MAP_FAILED)
 		munmap(f->run, f->run_size);
 	if (f->ram && f->ram != MAP_FAILED)
-		munmap(f->ram, RAM_SIZE);
+		munmap(f->ram, f->ram_size);
 	if (f->rom && f->rom != MAP_FAILED)
 		munmap(f->rom, 4096);
 	if (f->vcpu >= 0)
@@ -331,6 +349,22 @@ static int handle_exit(struct floor_vm *f, uint64_t *delta)
 	return -1;
 }
 
+int floor_first_exit(struct floor_vm *f)
+{
+	struct kvm_regs regs = {
+		.rip = CODE_GPA + (uint64_t)(floor_stub_out - floor_code),
+		.rsp = STACK_TOP, .rflags = 0x2, .r8 = BENCH_UNROLL,
+		.rdi = FLOOR_PORT, .r10 = DOORBELL_GPA,
+	};
+
+	if (set_mode(f, 0) < 0 || ioctl(f->vcpu, KVM_SET_REGS, &regs) < 0)
+		return die("setting registers");
+	while (ioctl(f->vcpu, KVM_RUN, 0) < 0)
+		if (errno != EINTR && errno != EAGAIN)
+			return die("KVM_RUN");
+	return f->run->exit_reason == KVM_EXIT_IO ? 0 : -1;
+}
+
 int floor_run_stub(struct floor_vm *f, const struct floor_case *c,
 		   uint64_t iters, uint64_t *cycles)
 {
@@ -353,6 +387,11 @@ int floor_run_stub(struct floor_vm *f, const struct floor_case *c,
 			return die("KVM_RUN");
 		}
 		f->exits += f->run->exit_reason != KVM_EXIT_INTR;
+		/* The least a VMM does with queued writes: take them. */
+		if (f->ring)
+			__atomic_store_n(&f->ring->first, __atomic_load_n(
+				&f->ring->last, __ATOMIC_ACQUIRE),
+				__ATOMIC_RELEASE);
 		ret = handle_exit(f, cycles);
 		if (ret < 0)
 			return -1;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct kvm_coalesced_mmio_ring;
 struct kvm_run;
 
 /* How the host answers a filtered MSR's exit. */
@@ -24,6 +25,7 @@ struct floor_config {
 	uint32_t msr_user;	/* filtered: exits, answered in user space */
 	uint32_t msr_passthru;	/* filtered too, answered through KVM */
 	int irqchip;		/* in-kernel irqchip and PIT, as minivmm */
+	uint64_t ram_size;	/* bytes of RAM at GPA 0; 0: 4 MiB */
 };
 
 struct floor_case {
@@ -42,6 +44,8 @@ struct floor_vm {
 	struct kvm_run *run;
 	size_t run_size;
 	uint8_t *ram, *rom;
+	uint64_t ram_size;
+	struct kvm_coalesced_mmio_ring *ring;	/* NULL: no queued port */
 	uint32_t tsc_khz;
 	uint64_t exits;		/* user-space exits in the last stub run */
 	enum floor_msr_mode msr_mode;
@@ -52,6 +56,9 @@ struct floor_vm {
 #define FLOOR_ROM_GPA		0x40000000ull	/* KVM_MEM_READONLY page */
 #define FLOOR_MMIO_GPA		0xc0000000ull	/* no memslot */
 #define FLOOR_PORT		0x1234		/* unclaimed */
+/* Unclaimed too; writes to its first 4 bytes are queued in KVM's coalesced
+ * ring (as minivmm's CF8) where KVM has KVM_CAP_COALESCED_PIO. */
+#define FLOOR_QPORT		0x1240
 
 /* Stub entry points (host copies, for their offsets; see tools/bench/loops.h). */
 extern const char floor_stub_in[], floor_stub_out[], floor_stub_load[];
@@ -61,6 +68,9 @@ extern const char floor_stub_pair_rd[], floor_stub_pair_wr[];
 /* 0, or -1 after saying why; destroy in both cases. */
 int floor_vm_create(struct floor_vm *f, const struct floor_config *c);
 void floor_vm_destroy(struct floor_vm *f);
+/* Runs the vCPU until its first exit, an outl at the stub's first
+ * instruction (start-up's floor: the first guest instruction). */
+int floor_first_exit(struct floor_vm *f);
 /* Runs c's stub for iters (a multiple of BENCH_UNROLL) iterations;
  * *cycles: the guest's TSC delta.  f->exits: user exits it took. */
 int floor_run_stub(struct floor_vm *f, const struct floor_case *c,

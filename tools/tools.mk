@@ -2,8 +2,10 @@
 #   kvm-floor: the minimal raw-KVM program that times bare exits, the floor
 #   minivmm's benchmarks compare against (`minivmm bench` runs it).  It
 #   links only the pure statistics module, no other minivmm code.
+#   exit-cost: minivmm's own share of an exit (the dispatch, the PCI bus,
+#   the MSR table) timed without KVM, for perf and before/after figures.
 
-TOOLS_BINS	:= $(BUILD)/kvm-floor $(BUILD)/linux/mvsnap
+TOOLS_BINS	:= $(BUILD)/kvm-floor $(BUILD)/linux/mvsnap $(BUILD)/exit-cost
 KVM_FLOOR_OBJS	:= $(BUILD)/host/tools/kvm_floor.o \
 		   $(BUILD)/host/tools/kvm_floor_vm.o \
 		   $(BUILD)/host/tools/bench/stats.o
@@ -12,6 +14,10 @@ tools: $(TOOLS_BINS)
 
 $(BUILD)/kvm-floor: $(KVM_FLOOR_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/exit-cost: $(BUILD)/host/tools/exit_cost.o $(BUILD)/libminivmm.a \
+		    $(BUILD)/host/tools/bench/stats.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Programs for a Linux guest's initramfs (tests/linux/), static: the
 # initramfs holds busybox and nothing else.  mvsnap: the snapshot control

@@ -26,15 +26,21 @@ static bool range_valid(const struct bus *bus, uint64_t base, uint64_t len)
 	return base + len <= bus->limit;
 }
 
-/* Index of the first range whose end is above addr. */
+/* Index of the first range whose end is above addr: a binary search,
+ * as the ranges are sorted and disjoint (every exit looks one up). */
 static int lower_bound(const struct bus *bus, uint64_t addr)
 {
-	int i;
+	int lo = 0, hi = bus->n;
 
-	for (i = 0; i < bus->n; i++)
-		if (bus->ranges[i].base + bus->ranges[i].len > addr)
-			break;
-	return i;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (bus->ranges[mid].base + bus->ranges[mid].len > addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
 }
 
 static bool overlaps(const struct bus *bus, uint64_t base, uint64_t len,
@@ -140,8 +146,8 @@ int bus_move(struct bus *bus, uint64_t old_base, uint64_t new_base,
 	return ret;
 }
 
-bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
-		bool is_write)
+static bool access(struct bus *bus, uint64_t addr, uint8_t *data,
+		   uint32_t len, bool is_write, bool queued)
 {
 	struct bus_range r;
 	uint64_t off;
@@ -161,7 +167,9 @@ bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
 		pthread_mutex_unlock(&bus->lock);
 		return false;
 	}
-	if (is_write)
+	if (queued)
+		bus->ranges[i].queued++;
+	else if (is_write)
 		bus->ranges[i].writes++;
 	else
 		bus->ranges[i].reads++;
@@ -182,6 +190,18 @@ bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
 		r.ops->read(r.opaque, off, data, len);
 	}
 	return true;
+}
+
+bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
+		bool is_write)
+{
+	return access(bus, addr, data, len, is_write, false);
+}
+
+bool bus_access_queued(struct bus *bus, uint64_t addr, uint8_t *data,
+		       uint32_t len)
+{
+	return access(bus, addr, data, len, true, true);
 }
 
 void bus_for_each(struct bus *bus,

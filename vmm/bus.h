@@ -27,6 +27,7 @@ struct bus_range {
 	void *opaque;
 	const char *name;	/* for --stats; owned by the registrant */
 	uint64_t reads, writes;	/* exit counts, for --stats */
+	uint64_t queued;	/* writes applied without an exit (coalesced) */
 };
 
 #define BUS_MAX_RANGES	64
@@ -68,6 +69,11 @@ int bus_move(struct bus *bus, uint64_t old_base, uint64_t new_base,
  * register, move or unregister ranges on any bus. */
 bool bus_access(struct bus *bus, uint64_t addr, uint8_t *data, uint32_t len,
 		bool is_write);
+
+/* A write KVM queued instead of exiting (vmm/coalesced.h): dispatched
+ * like bus_access, counted as queued rather than as an exit. */
+bool bus_access_queued(struct bus *bus, uint64_t addr, uint8_t *data,
+		       uint32_t len);
 
 /* Calls fn for each range (under the lock), for stats and invariant checks. */
 void bus_for_each(struct bus *bus,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vmm/exit.h"
 #include "vmm/bus.h"
+#include "vmm/coalesced.h"
 #include "vmm/run/exit_reason.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/run/stats.h"
@@ -132,7 +133,10 @@ bool exit_dispatch(const struct vcpu_exits *x, struct kvm_run *run,
 {
 	struct exit e = { .x = x, .run = run, .v = v, .id = id };
 
-	stats_count_exit(x->stats, run->exit_reason);
+	/* Writes KVM queued come before this exit (coalesced.h). */
+	if (x->queued)
+		coalesced_drain(x->queued);
+	stats_count_exit(x->stats, id, run->exit_reason);
 	if (x->exit_seen.fn && !hook(&e, &x->exit_seen)) {
 		stop(&e, EXIT_VMM_ERROR, true, "exit hook failed");
 		return false;

@@ -2,7 +2,8 @@
 /*
  * The exit dispatch: what one KVM exit means, given the kvm_run the vCPU
  * left.  It sees the machine only through struct vcpu_exits: the two buses
- * it hands port I/O and MMIO to, the handlers registered for MSR,
+ * it hands port I/O and MMIO to, the writes KVM queued without an exit
+ * (applied first, vmm/coalesced.h), the handlers registered for MSR,
  * emulation-failure and debug exits (and one that sees every exit first),
  * the statistics it counts exits in, and a stop callback.  It knows no
  * device, no VM internals and no thread: the vCPU loop (vmm/vcpu.c) calls
@@ -14,6 +15,7 @@
 #include <stdbool.h>
 
 struct bus;
+struct coalesced;
 struct kvm_run;
 struct stats;
 struct vcpu;
@@ -29,6 +31,7 @@ struct vcpu_exits {
 	struct bus *pio;
 	struct bus *mmio;
 	struct stats *stats;
+	struct coalesced *queued;	/* drained first; NULL: none */
 	struct vcpu_hook msr;		/* fills run->msr; unset: #GP */
 	struct vcpu_hook internal_error; /* KVM_EXIT_INTERNAL_ERROR */
 	struct vcpu_hook debug;		/* KVM_EXIT_DEBUG */

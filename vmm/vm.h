@@ -17,6 +17,7 @@
 #include "devices/i8042_reset.h"
 #include "devices/test/test_exit.h"
 #include "vmm/bus.h"
+#include "vmm/coalesced.h"
 #include "vmm/cli/cli.h"
 #include "vmm/console/console.h"
 #include "vmm/kvm.h"
@@ -46,6 +47,7 @@ struct vm {
 	struct gmem mem;
 	struct bus pio;
 	struct bus mmio;
+	struct coalesced coalesced;	/* port writes KVM queues */
 	struct gsi gsi;		/* interrupt routing (machine/gsi.c) */
 	struct stats stats;
 	struct timing timing;

@@ -164,6 +164,30 @@
 #define ABI_FW_RAM_END		0x10000u	/* FDT follows */
 #define ABI_BOOTINFO_BASE	0x20000u	/* start_info/boot_params/cmdline */
 #define ABI_BOOTINFO_END	0x30000u
+
+/*
+ * The boot page tables, written into RAM by the VMM before the first
+ * instruction (as the FDT is) and loaded into CR3 by the firmware when it
+ * enters long mode; a bzImage kernel is entered on them too.  They must be
+ * RAM: with nested paging (AMD NPT, Intel EPT with A/D bits) the CPU's
+ * walk of the guest's tables counts as a write, which a read-only (ROM)
+ * memslot turns into a fault KVM cannot emulate.  Reserved in e820.
+ *
+ *   +0x0000  PML4: [0] and [511] -> PDPT
+ *   +0x1000  PDPT: [0..3] -> PD 0..3, [511] -> PD 3
+ *   +0x2000  PD 0..3: 2 MiB pages, identity 0..4 GiB
+ *
+ * So 0..4 GiB is identity-mapped and the top 1 GiB of the 64-bit address
+ * space (0xffffffff_c0000000..) shows 3..4 GiB, the ROM alias the
+ * firmware's 64-bit code is linked at (fw.lds).  Every entry is present,
+ * writable, user (the firmware's ring-3 calls see all memory), with the
+ * accessed and dirty bits preset so the CPU never writes them.  Write-back
+ * in the page tables; MMIO is left to the MTRRs.
+ */
+#define ABI_BOOT_PT_BASE	0x30000		/* no 'u': entry.S uses it */
+#define ABI_BOOT_PT_END		0x36000
+#define ABI_BOOT_PTE_TABLE	0x27		/* P, RW, US, A */
+#define ABI_BOOT_PTE_LARGE	0xe7		/* P, RW, US, A, D, PS */
 #define ABI_TABLES_BASE		0xe0000u	/* ACPI + SMBIOS, scannable */
 #define ABI_TABLES_END		0x100000u
 

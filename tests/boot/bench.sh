@@ -7,7 +7,8 @@
 
 FLOOR=$BUILD/kvm-floor
 [ -x "$FLOOR" ] || FLOOR=build/kvm-floor
-CASES=port_in:0,pci_ecam_read:3,msr_read,boot,snapshot,blk_rand4k_qd32,syscall:3
+CASES=port_in:0,pci_cf8_read:0,pci_ecam_read:3,msr_read,boot,snapshot
+CASES=$CASES,blk_rand4k_qd32,syscall:3
 
 vm bench 600 bench --repeat 2 --target-ms 5 --cases "$CASES" \
 	--payload "$GUESTS/bench.elf" --floor "$FLOOR" \
@@ -21,6 +22,8 @@ for row in "port_in +0 +default +minivmm" \
 	   "pci_ecam_read +3 +ecam=trap +minivmm" \
 	   "msr_read +0 +msr=deny +minivmm" "msr_read +0 +msr=host +minivmm" \
 	   "boot_first_insn +0 +default" "port_in +0 +bare KVM +kvm-floor" \
+	   "boot_first_insn +0 +bare KVM +kvm-floor" \
+	   "port_pair_rd_q +0 +bare KVM +kvm-floor" \
 	   "snap_boot_verdict +0 +default" "snap_write +0 +default" \
 	   "snap_restore_run +0 +default" "snap_restore_verdict +0 +default" \
 	   "snap_parallel_mem +0 +default" \
@@ -54,6 +57,18 @@ assert 0.9 < row("msr_read", "msr=ignore")["exits_per_op"] < 1.1
 assert row("msr_read", "msr=allow")["exits_per_op"] < 0.01
 assert row("pci_ecam_read", "ecam=ro")["floor_case"] == "romem_read:3"
 assert row("msr_read", "msr=deny")["ratio_to_floor"] > 0
+# CF8's write queued (coalesced PIO) where KVM can: 1 exit, else 2; the
+# floor queues its address write the same way.
+cf8 = row("pci_cf8_read", "ecam=ro")
+assert 0.9 < cf8["exits_per_op"] < 1.1 or 1.9 < cf8["exits_per_op"] < 2.1
+assert cf8["floor_case"] == "port_pair_rd_q:0", cf8
+q = [r for r in rows if r["case"] == "port_pair_rd_q"][0]
+assert abs(q["exits_per_op"] - cf8["exits_per_op"]) < 0.1, (q, cf8)
+# Start-up against kvm-floor's: same RAM, its own row, a ratio.
+boot = row("boot_first_insn", "default")
+assert boot["floor_case"] == "boot_first_insn:0", boot
+assert boot["ratio_to_floor"] > 0, boot
+assert row("boot_first_insn", "bare KVM")["vmm"] == "kvm-floor"
 # A virtio-blk request: no user-space exit (kicks stay in the kernel).
 blk = row("blk_rand4k_qd32", "disk")
 assert blk["exits_per_op"] < 0.05, blk
@@ -72,6 +87,18 @@ assert "ref_mmio3=" in sc["extra"] and "ref_mmio3_p10=" in sc["extra"], sc
 mem = row("snap_parallel_mem", "default")
 assert mem["median_ns"] is None and "pss_mib=" in mem["extra"], mem
 EOF
+
+grep -qE '^  process start to first guest instruction / kvm-floor.s \(same RAM\): [0-9.e+]+ \(target <= 1.5\): (met|MISSED)$' \
+	"$TMP/bench.out" && pass bench-startup-target ||
+	fail bench "no start-up target line"
+
+# kvm-floor's start-up mode alone: one line, or status 2 for a bad size.
+"$FLOOR" --startup 64 >"$TMP/floor-startup.out" 2>&1
+grep -qE '^BENCHBOOT first_insn_ns=[1-9][0-9]* ram_mib=64 irqchip=1$' \
+	"$TMP/floor-startup.out" && pass floor-startup ||
+	fail floor-startup "$(cat "$TMP/floor-startup.out")"
+"$FLOOR" --startup 0 >/dev/null 2>&1
+[ $? = 2 ] && pass floor-startup-bad || fail floor-startup-bad "not status 2"
 
 python3 - "$TMP/report" <<'EOF' && pass bench-report || fail bench "bad report"
 import os, sys, xml.dom.minidom

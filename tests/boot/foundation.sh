@@ -23,11 +23,18 @@ expect timeout 124 'spinning' 'timeout'
 vm triple 30 --kernel "$GUESTS/triple.elf"
 expect triple 4 'triple fault next' 'triple fault'
 
+# xrstor in ring 0: the PVM host's emulator gives up (status 5 and the
+# report); on hardware virtualization the CPU runs it (the payload says so).
 vm emufail 30 --kernel "$GUESTS/emufail.elf"
-expect emufail 5 '' 'RIP 0x[0-9a-f]+.*64-bit'
-grep -qE 'bytes at RIP: [0-9a-f]{2}' "$TMP/emufail.err" &&
-	grep -qE 'CR0 0x[0-9a-f]+ +CR2 .*EFER' "$TMP/emufail.err" &&
-	pass emufail-report || fail emufail "report lacks bytes or registers"
+if host_emulates_ring0; then
+	expect emufail 5 '' 'RIP 0x[0-9a-f]+.*64-bit'
+	grep -qE 'bytes at RIP: [0-9a-f]{2}' "$TMP/emufail.err" &&
+		grep -qE 'CR0 0x[0-9a-f]+ +CR2 .*EFER' "$TMP/emufail.err" &&
+		pass emufail-report ||
+		fail emufail "report lacks bytes or registers"
+else
+	expect emufail 1 'emufail: xrstor executed'
+fi
 
 vm stats 30 --stats --stats-json "$TMP/stats.json"
 expect stats 0 '' 'exits by reason'

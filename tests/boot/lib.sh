@@ -38,3 +38,16 @@ expect() {
 		pass "$name"
 	fi
 }
+
+# host_emulates_ring0: true where minivmm's host profile (vmm/host/) says
+# this KVM emulates guest ring 0 (PVM), false on hardware virtualization;
+# for the checks whose right answer depends on the kind of host.  Asked of
+# minivmm itself (--verbose says the profile before anything else), once.
+host_emulates_ring0() {
+	if [ -z "${HOST_RING0:-}" ]; then
+		HOST_RING0=no
+		"$MINIVMM" --verbose --msr-policy-check /dev/null 2>&1 >/dev/null |
+			grep -q '^minivmm: host: PVM' && HOST_RING0=yes
+	fi
+	[ "$HOST_RING0" = yes ]
+}

@@ -5,8 +5,9 @@
  * works; 1 with FAIL lines otherwise).
  *
  *   - hvm_start_info: rsdp_paddr equals the RSDP found by scanning
- *     0xE0000-0xFFFFF; the memory map reserves the tables, ECAM and the
- *     snapshot control page (0xFE000000, 4 KiB).
+ *     0xE0000-0xFFFFF; the memory map reserves the tables, ECAM, the
+ *     snapshot control page (0xFE000000, 4 KiB) and the boot page tables
+ *     (0x30000, 24 KiB).
  *   - ACPI: XSDT -> FADT (with DSDT and FACS), MADT (one LAPIC per vCPU,
  *     the IOAPIC), MCFG (absent with ecam=off); the DSDT's SNAP device
  *     (a motherboard resource) claims the snapshot control page.
@@ -37,7 +38,7 @@ static void check_start_info(const struct hvm_start_info *si,
 {
 	uint32_t n;
 	const struct hvm_memmap_table_entry *m = start_info_memmap(si, &n);
-	bool tables = false, ecam = false, snapctl = false;
+	bool tables = false, ecam = false, snapctl = false, pt = false;
 
 	check(rsdp != NULL, "no RSDP in 0xE0000-0xFFFFF");
 	check(si->rsdp_paddr == (uintptr_t)rsdp,
@@ -49,6 +50,8 @@ static void check_start_info(const struct hvm_start_info *si,
 		tables |= m[i].addr <= SCAN_START &&
 			  m[i].addr + m[i].size >= SCAN_END;
 		ecam |= m[i].addr == LAYOUT_ECAM_BASE && m[i].size >= MiB;
+		pt |= m[i].addr <= ABI_BOOT_PT_BASE &&
+		      m[i].addr + m[i].size >= ABI_BOOT_PT_END;
 		snapctl |= m[i].addr <= LAYOUT_SNAPCTL_BASE &&
 			   m[i].addr + m[i].size >= LAYOUT_SNAPCTL_BASE +
 			   LAYOUT_SNAPCTL_SIZE;
@@ -56,6 +59,8 @@ static void check_start_info(const struct hvm_start_info *si,
 	check(snapctl, "memory map does not reserve the snapshot control "
 	      "page");
 	check(tables, "memory map does not reserve 0xE0000-0xFFFFF");
+	check(pt, "memory map does not reserve the boot page tables "
+	      "0x%x-0x%x", ABI_BOOT_PT_BASE, ABI_BOOT_PT_END - 1);
 	check(ecam == e->ecam, "memory map %s the ECAM window",
 	      ecam ? "reserves" : "lacks");
 }

@@ -192,7 +192,7 @@ START_TEST(io_out)
 	ck_assert_uint_eq(port_dev.acc[0].off, 1);
 	ck_assert_uint_eq(port_dev.acc[0].len, 1);
 	ck_assert_uint_eq(port_dev.acc[0].data[0], 'A');
-	ck_assert_uint_eq(atomic_load(&st.exits[KVM_EXIT_IO]), 1);
+	ck_assert_uint_eq(stats_exits(&st, KVM_EXIT_IO), 1);
 }
 END_TEST
 
@@ -231,7 +231,7 @@ START_TEST(io_string)
 	ck_assert_int_eq(port_dev.n, 3);
 	ck_assert_uint_eq(port_dev.acc[2].off, 2);
 	ck_assert_mem_eq(io_data(), "\1\1\2\2\3\3\0", 7);
-	ck_assert_uint_eq(atomic_load(&st.exits[KVM_EXIT_IO]), 2);
+	ck_assert_uint_eq(stats_exits(&st, KVM_EXIT_IO), 2);
 }
 END_TEST
 
@@ -271,7 +271,7 @@ START_TEST(mmio_write_read)
 	ck_assert_uint_eq(mmio_dev.acc[1].len, 8);
 	ck_assert_mem_eq(run->mmio.data, "\x77\x77\x77\x77\x77\x77\x77\x77",
 			 8);
-	ck_assert_uint_eq(atomic_load(&st.exits[KVM_EXIT_MMIO]), 2);
+	ck_assert_uint_eq(stats_exits(&st, KVM_EXIT_MMIO), 2);
 }
 END_TEST
 
@@ -309,8 +309,8 @@ START_TEST(msr_hook)
 	ck_assert_int_eq(msr_h.calls, 2);
 	ck_assert_uint_eq(run->msr.error, 0);
 	assert_no_stop();
-	ck_assert_uint_eq(atomic_load(&st.exits[KVM_EXIT_X86_RDMSR]), 1);
-	ck_assert_uint_eq(atomic_load(&st.exits[KVM_EXIT_X86_WRMSR]), 1);
+	ck_assert_uint_eq(stats_exits(&st, KVM_EXIT_X86_RDMSR), 1);
+	ck_assert_uint_eq(stats_exits(&st, KVM_EXIT_X86_WRMSR), 1);
 }
 END_TEST
 
@@ -342,7 +342,7 @@ START_TEST(intr)
 	ck_assert(dispatch(KVM_EXIT_INTR));
 	assert_no_stop();
 	ck_assert_int_eq(port_dev.n + mmio_dev.n, 0);
-	ck_assert_uint_eq(atomic_load(&st.exits[KVM_EXIT_INTR]), 1);
+	ck_assert_uint_eq(stats_exits(&st, KVM_EXIT_INTR), 1);
 }
 END_TEST
 
@@ -451,7 +451,7 @@ START_TEST(exit_seen)
 	ck_assert_int_eq(port_dev.n, 1);	/* not handled */
 	assert_stop(EXIT_VMM_ERROR, true, "exit hook failed");
 	/* Counted all the same: --stats shows what the guest did. */
-	ck_assert_uint_eq(atomic_load(&st.exits[KVM_EXIT_IO]), 2);
+	ck_assert_uint_eq(stats_exits(&st, KVM_EXIT_IO), 2);
 }
 END_TEST
 
@@ -489,7 +489,7 @@ START_TEST(unhandled_named)
 	assert_stop(EXIT_VMM_ERROR, true, unhandled[_i].why);
 	ck_assert_int_eq(port_dev.n + mmio_dev.n, 0);
 	if (reason < STATS_MAX_REASONS)
-		ck_assert_uint_eq(atomic_load(&st.exits[reason]), 1);
+		ck_assert_uint_eq(stats_exits(&st, reason), 1);
 	else
 		ck_assert_uint_eq(atomic_load(&st.exits_other), 1);
 }

@@ -630,6 +630,47 @@ START_TEST(watched_msrs_exit)
 }
 END_TEST
 
+/* Silent denials need no exit; anything else the filter denies (log,
+ * count, a value, emulation, a watch) makes the VM ask for filter exits. */
+START_TEST(silent_denials_need_no_exit)
+{
+	const struct msr_watch w = { 0xc0000082, false, true };
+	const char *const loud[] = { "0x19a deny,log", "0x19a deny,count",
+		"0x19a ignore", "0x19a value=1", "0x19a emulate",
+		"0x19a r allow,count", "default ignore" };
+
+	add("preset:kvm");
+	compile_ok();
+	ck_assert(!F.silent && !F.exits);
+	msr_filter_free(&F);
+	add("0x19a deny");
+	add("0x12340000-0x12340fff w deny");
+	compile_ok();
+	ck_assert(F.silent && !F.exits);
+	msr_filter_free(&F);
+	ck_assert_int_eq(msr_filter_compile_watch(&F, &P, &w, 1, err,
+						  sizeof(err)), 0);
+	ck_assert(F.silent && F.exits);
+	for (size_t i = 0; i < sizeof(loud) / sizeof(loud[0]); i++) {
+		msr_filter_free(&F);
+		msr_policy_free(&P);
+		msr_policy_init(&P);
+		add("0x10 deny");
+		add(loud[i]);
+		compile_ok();
+		ck_assert_msg(F.exits, "\"%s\" needs no exit?", loud[i]);
+	}
+	/* A deny default (the architectural MSRs stay KVM's) is silent. */
+	msr_filter_free(&F);
+	msr_policy_free(&P);
+	msr_policy_init(&P);
+	add("default deny");
+	add("0x10 allow");
+	compile_ok();
+	ck_assert(F.silent && !F.exits);
+}
+END_TEST
+
 START_TEST(print_and_free_twice)
 {
 	struct capture c;
@@ -646,7 +687,10 @@ START_TEST(print_and_free_twice)
 				     "1 of 16 ranges\n"));
 	ck_assert_ptr_nonnull(strstr(out, "#   read|write 0x00000010-0x00000020"
 				     "    17 MSRs,    3 bitmap bytes\n"));
-	ck_assert_int_eq(count_lines(out), 2);
+	ck_assert_ptr_nonnull(strstr(out, "# silent denials (deny without log "
+				     "or count): #GP from KVM itself, no "
+				     "exit\n"));
+	ck_assert_int_eq(count_lines(out), 3);
 	msr_filter_free(&F);
 	msr_filter_free(&F);
 	ck_assert_uint_eq(F.nranges, 0);
@@ -661,6 +705,7 @@ int main(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, kvm_needs_no_filter);
+	tcase_add_test(t, silent_denials_need_no_exit);
 	tcase_add_test(t, empty_deny_gets_a_placeholder);
 	tcase_add_test(t, one_rule_one_range);
 	tcase_add_test(t, read_only_and_write_only_rules);

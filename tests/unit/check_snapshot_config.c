@@ -39,7 +39,7 @@ static const char *const image[] = {
 /* How a run goes, not what the machine is: free at a restore. */
 static const char *const run[] = {
 	"timeout", "console", "stats", "stats-json", "timing", "verbose",
-	"dump-acpi",
+	"dump-acpi", "coalesced-pio",
 	"no-sandbox", "msr-policy-check", "snapshot", "snapshot-at",
 	"snapshot-continue", "restore", "restore-verify", "append-env",
 	"help", "version",

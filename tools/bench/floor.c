@@ -6,8 +6,54 @@
 #include "tools/bench/plan.h"
 #include "tools/bench/run.h"
 
+#include "vmm/layout.h"
+
 #include <stdlib.h>
 #include <string.h>
+
+/* --- start-up -------------------------------------------------------------- */
+
+double bench_startup_floor(struct bench_run *b)
+{
+	char mib[16];
+	char *argv[] = { b->floor, "--startup", mib, NULL };
+	struct bench_child c;
+	char v[32];
+	double ns = -1;
+
+	if (b->o.no_floor)
+		return -1;
+	snprintf(mib, sizeof(mib), "%llu",
+		 (unsigned long long)(LAYOUT_RAM_DEFAULT >> 20));
+	if (bench_exec(argv, BENCH_VMM_TIMEOUT_S, &c) == 0 && c.status == 0 &&
+	    bench_word(c.out, "first_insn_ns", v, sizeof(v)))
+		ns = strtod(v, NULL);
+	bench_child_free(&c);
+	return ns;
+}
+
+void bench_startup_floor_row(struct bench_run *b, uint64_t *ns, size_t n)
+{
+	struct bench_result *f, *m = NULL;
+
+	if (b->o.no_floor)
+		return;
+	f = bench_new_row(b, "boot_first_insn", 0, "bare KVM", "kvm-floor",
+			  "boot");
+	if (bench_row_samples(b, f, ns, n, "kvm-floor --startup failed") < 0)
+		return;
+	snprintf(f->extra, sizeof(f->extra), "process start to first guest "
+		 "instruction: same RAM, RAM and ROM slots, irqchip, CPUID");
+	for (size_t i = 0; i < b->res.n; i++)
+		if (!strcmp(b->res.v[i].name, "boot_first_insn") &&
+		    !strcmp(b->res.v[i].vmm, "minivmm"))
+			m = &b->res.v[i];
+	if (!m || m->status != BENCH_OK || f->median_ns <= 0)
+		return;
+	snprintf(m->floor_case, sizeof(m->floor_case), "boot_first_insn:0");
+	m->floor_ns = f->median_ns;
+	m->ratio_to_floor = m->median_ns / f->median_ns;
+}
 
 /* --- kvm-floor ------------------------------------------------------------ */
 
@@ -153,9 +199,11 @@ void bench_apply_floor(struct bench_run *b)
 		kicks_per_op(x);
 		if (x->median_ns < 0 && x->median_cycles >= 0 && khz)
 			ns_from_cycles(x, khz);
-		/* QEMU leaves the MSR the payload uses to KVM. */
+		/* QEMU leaves the MSR the payload uses to KVM: its own
+		 * (allow), or THERM_CONTROL, which it refuses (deny). */
 		if (!bench_floor_for(x->name, x->ring, strcmp(x->vmm, "qemu") ?
-				     x->config : "msr=allow", trapped,
+				     x->config : strstr(x->config, "msr=") ?
+				     "msr=deny" : "msr=allow", trapped,
 				     x->floor_case, sizeof(x->floor_case)))
 			continue;
 		f = floor_sample(b, x->floor_case);

@@ -218,8 +218,9 @@ static const struct {
 	{ "mmio_write", 3, "mmio_write:3" },
 	{ "ram_read", 0, "ram_read:0" },
 	{ "ram_read", 3, "ram_read:3" },
-	{ "pci_cf8_read", 0, "port_pair_rd:0" },
-	{ "pci_cf8_write", 0, "port_pair_wr:0" },
+	/* The address write is queued (coalesced PIO) in both. */
+	{ "pci_cf8_read", 0, "port_pair_rd_q:0" },
+	{ "pci_cf8_write", 0, "port_pair_wr_q:0" },
 	/* A completed system call against the exit it costs at least. */
 	{ "syscall", 3, "mmio_read:3" },
 	{ "int80", 3, "mmio_read:3" },

@@ -14,7 +14,8 @@ enum long_only {
 	OPT_FIRMWARE = 256, OPT_KERNEL, OPT_INITRD, OPT_APPEND, OPT_TIMEOUT,
 	OPT_CONSOLE, OPT_STATS, OPT_STATS_JSON, OPT_TIMING, OPT_VERSION,
 	OPT_MSR_POLICY, OPT_MSR, OPT_MSR_DEFAULT, OPT_MSR_CHECK,
-	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_XEN_PLATFORM, OPT_XEN_BAR_MTRR,
+	OPT_ECAM, OPT_PCI_PIO, OPT_PCI_BUSES, OPT_COALESCED_PIO, OPT_XEN_PLATFORM,
+	OPT_XEN_BAR_MTRR,
 	OPT_DUMP_ACPI, OPT_NO_SANDBOX, OPT_DISK, OPT_RNG, OPT_EXIT_STYLE,
 	OPT_CPUID, OPT_PCI_TESTDEV, OPT_CONSOLE_DEVICE,
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
@@ -38,6 +39,7 @@ static const struct option options[] = {
 	{ "ecam",	required_argument, NULL, OPT_ECAM },
 	{ "pci-pio",	required_argument, NULL, OPT_PCI_PIO },
 	{ "pci-buses",	required_argument, NULL, OPT_PCI_BUSES },
+	{ "coalesced-pio", required_argument, NULL, OPT_COALESCED_PIO },
 	{ "xen-platform", required_argument, NULL, OPT_XEN_PLATFORM },
 	{ "xen-bar-mtrr", required_argument, NULL, OPT_XEN_BAR_MTRR },
 	{ "dump-acpi",	required_argument, NULL, OPT_DUMP_ACPI },
@@ -105,6 +107,9 @@ void cli_usage(FILE *out)
 "                         exit), trapped on every access, or absent\n"
 "  --pci-pio on|off       offer CF8/CFC config access (default on)\n"
 "  --pci-buses N          buses in the ECAM window, 1..256 (default 1)\n"
+"  --coalesced-pio on|off  CF8 address writes queued in KVM's coalesced ring,\n"
+"                         one exit per CF8/CFC access (default on where KVM\n"
+"                         has KVM_CAP_COALESCED_PIO); off: two exits\n"
 "  --xen-platform on|off  the Xen platform device 5853:0001 (default on)\n"
 "  --xen-bar-mtrr wb|uc   firmware keeps its BAR write-back (default) or\n"
 "                         uncacheable like hvmloader before Xen 4.21\n"
@@ -157,6 +162,7 @@ void cli_defaults(struct vmm_config *cfg)
 	cfg->console = CONSOLE_STDIO;
 	cfg->ecam = ECAM_RO;
 	cfg->pci_pio = true;
+	cfg->coalesced_pio = true;
 	cfg->pci_buses = 1;
 	cfg->xen_platform = true;
 	cfg->xen_bar_mtrr = XEN_BAR_WB;
@@ -237,6 +243,10 @@ static int parse_pci(struct vmm_config *cfg, int c, const char *v)
 	case OPT_PCI_PIO:
 		i = choice("--pci-pio", v, on_off, "expected on or off");
 		cfg->pci_pio = i == 1;
+		return i < 0 ? -1 : 0;
+	case OPT_COALESCED_PIO:
+		i = choice("--coalesced-pio", v, on_off, "expected on or off");
+		cfg->coalesced_pio = i == 1;
 		return i < 0 ? -1 : 0;
 	case OPT_XEN_PLATFORM:
 		i = choice("--xen-platform", v, on_off, "expected on or off");

@@ -70,6 +70,7 @@ struct vmm_config {
 	/* PCI */
 	enum ecam_mode ecam;
 	bool pci_pio;
+	bool coalesced_pio;	/* queue CF8 writes where KVM can */
 	unsigned int pci_buses;
 	bool xen_platform;
 	enum xen_bar_mtrr xen_bar_mtrr;

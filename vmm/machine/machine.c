@@ -4,6 +4,7 @@
 #include "vmm/machine/machine.h"
 #include "devices/acpi_pm.h"
 #include "devices/uart16550.h"
+#include "vmm/boot/boot_pt.h"
 #include "vmm/boot/fdt.h"
 #include "vmm/boot/linux.h"
 #include "vmm/gdb/gdb.h"
@@ -145,6 +146,9 @@ static void print_range(const struct bus_range *r, void *ctx)
 		r->name, (unsigned long long)r->base,
 		(unsigned long long)r->len, (unsigned long long)r->reads,
 		(unsigned long long)r->writes);
+	if (r->queued)	/* writes KVM queued (coalesced), no exits */
+		fprintf(out, "  %-16s %20s queued %9llu (no exits)\n", "",
+			"", (unsigned long long)r->queued);
 }
 
 static void print_bus(struct bus *b, FILE *out)
@@ -157,11 +161,26 @@ static void print_bus(struct bus *b, FILE *out)
 			(unsigned long long)b->unclaimed_writes);
 }
 
+static void print_coalesced(struct coalesced *c, FILE *out)
+{
+	if (!c->asked)
+		return;
+	if (!c->offered) {
+		fprintf(out, "  coalesced PIO: off, KVM lacks "
+			"KVM_CAP_COALESCED_PIO (every CF8 write exits)\n");
+		return;
+	}
+	fprintf(out, "  coalesced PIO: %llu queued writes applied at %llu "
+		"exits\n", (unsigned long long)atomic_load(&c->applied),
+		(unsigned long long)atomic_load(&c->drains));
+}
+
 static void print_buses(void *ctx, FILE *out)
 {
 	struct vm *vm = ctx;
 
 	print_bus(&vm->pio, out);
+	print_coalesced(&vm->coalesced, out);
 	print_bus(&vm->mmio, out);
 }
 
@@ -174,6 +193,7 @@ static void json_range(const struct bus_range *r, void *ctx)
 	cJSON_AddNumberToObject(o, "len", (double)r->len);
 	cJSON_AddNumberToObject(o, "reads", (double)r->reads);
 	cJSON_AddNumberToObject(o, "writes", (double)r->writes);
+	cJSON_AddNumberToObject(o, "queued", (double)r->queued);
 	cJSON_AddItemToArray(ctx, o);
 }
 
@@ -186,6 +206,15 @@ static void json_buses(void *ctx, cJSON *root)
 		cJSON *a = cJSON_AddArrayToObject(root, buses[i]->name);
 
 		bus_for_each(buses[i], json_range, a);
+	}
+	if (vm->coalesced.asked) {
+		cJSON *o = cJSON_AddObjectToObject(root, "coalesced_pio");
+
+		cJSON_AddBoolToObject(o, "offered", vm->coalesced.offered);
+		cJSON_AddNumberToObject(o, "applied",
+			(double)atomic_load(&vm->coalesced.applied));
+		cJSON_AddNumberToObject(o, "drains",
+			(double)atomic_load(&vm->coalesced.drains));
 	}
 }
 
@@ -264,6 +293,7 @@ static void set_exits(struct vm *vm)
 		.pio = &vm->pio,
 		.mmio = &vm->mmio,
 		.stats = &vm->stats,
+		.queued = &vm->coalesced,
 		.stop = vm_stop_from_vcpu,
 		.stop_ctx = vm,
 		.stopping = &vm->stopping,
@@ -294,6 +324,13 @@ static int create_vcpus(struct vm *vm)
 		    cpuid_setup(vm->host, vm->kvm.sys_fd, vm->ncpus,
 				vm->cfg->cpuid, v) < 0)
 			return -1;
+	}
+	/* The coalesced ring is the page after the first vCPU's kvm_run. */
+	if (coalesced_attach(&vm->coalesced, vm->vcpus[0].run,
+			     vm->vcpus[0].run_size) < 0) {
+		fprintf(stderr, "minivmm: error: KVM's vCPU mapping lacks the "
+			"coalesced I/O ring\n");
+		return -1;
 	}
 	return 0;
 }
@@ -329,6 +366,7 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 	bus_init(&vm->pio, "pio", 0x10000);
 	vm->pio.whole_access = true;
 	bus_init(&vm->mmio, "mmio", UINT64_MAX);
+	coalesced_init(&vm->coalesced, &vm->pio);
 	stats_add_reporter(&vm->stats, (struct stats_reporter){
 		print_buses, json_buses, vm });
 	*status = EXIT_USAGE;
@@ -357,7 +395,8 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 	}
 	/* A restore maps the snapshot's ROM and RAM instead (restore.c). */
 	if (!cfg->restore &&
-	    (load_images(vm, cfg) < 0 || write_fdt(vm, cfg) < 0))
+	    (load_images(vm, cfg) < 0 || write_fdt(vm, cfg) < 0 ||
+	     boot_pt_write(&vm->mem) < 0))
 		goto fail;
 	*status = EXIT_VMM_ERROR;
 	if (add_devices(vm) < 0 || pci_vm_setup(vm) < 0 ||
@@ -399,6 +438,7 @@ void vm_destroy(struct vm *vm)
 		munmap(vm->rom.host, vm->rom.size);
 	gsi_destroy(&vm->gsi);
 	kvm_close(&vm->kvm);
+	coalesced_destroy(&vm->coalesced);
 	console_close(&vm->console);
 	bus_destroy(&vm->pio);
 	bus_destroy(&vm->mmio);

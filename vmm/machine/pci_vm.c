@@ -201,6 +201,20 @@ static int create_bus(struct pci_vm *p)
 	return 0;
 }
 
+/* CF8 is one latch per machine with no effect until CFC (or CF8) is
+ * read, which exits: its writes may wait in KVM's ring (coalesced.h), so
+ * a config access costs one exit.  The bus has no byte register there
+ * (cf8_other: 0xCF9's reset would need an exit). */
+static int queue_cf8(struct pci_vm *p)
+{
+	struct vm *vm = p->vm;
+
+	if (!vm->cfg->coalesced_pio || p->bus->conf.cf8_other)
+		return 0;
+	return coalesced_add_pio(&vm->coalesced, vm->kvm.vm_fd,
+				 PCI_CONF1_ADDR_PORT, 4) < 0 ? -1 : 0;
+}
+
 /* The functions, then what backs them: RAM BARs' memory, the ECAM window
  * (built from the functions present), the config ports. */
 static int wire(struct pci_vm *p)
@@ -225,6 +239,8 @@ static int wire(struct pci_vm *p)
 	if (cfg->pci_pio &&
 	    bus_register(&vm->pio, PCI_CONF1_ADDR_PORT, PCI_BUS_PIO_LEN,
 			 &pci_bus_pio_ops, p->bus, "pci-cf8-cfc") < 0)
+		return -1;
+	if (cfg->pci_pio && queue_cf8(p) < 0)
 		return -1;
 	return register_snapshot(p);
 }

@@ -259,6 +259,30 @@ static void classify(struct search *s, const struct msr_span *v, size_t n,
 	}
 }
 
+static bool silent_deny(const struct msr_entry *e)
+{
+	return e->action == MSR_ACT_DENY &&
+	       !(e->flags & (MSR_F_LOG | MSR_F_COUNT));
+}
+
+/* Which denied accesses need user space (filter.h: exits, silent). */
+static void note_exits(struct msr_filter *f, const struct msr_span *v,
+		       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (int d = MSR_READ; d <= MSR_WRITE; d++) {
+			const struct msr_entry *e = &v[i].e[d];
+
+			if (msr_entry_in_kernel(e))
+				continue;
+			if (silent_deny(e))
+				f->silent = true;
+			else
+				f->exits = true;
+		}
+	}
+}
+
 /* Fills a range's bitmap from the effective table: 1 = in the kernel. */
 static void fill_bits(uint8_t *bm, uint64_t base, uint64_t n,
 		      const struct msr_span *v, size_t nv, enum msr_dir dir)
@@ -339,6 +363,7 @@ static int build(struct msr_filter *f, const struct msr_policy *p,
 	f->kvm.flags = defbit ? KVM_MSR_FILTER_DEFAULT_ALLOW :
 				KVM_MSR_FILTER_DEFAULT_DENY;
 	classify(s, v, nv, defbit);
+	note_exits(f, v, nv);
 	rc = layout(s, p, err, errlen);
 	for (unsigned int i = 0; rc == 0 && i < s->nbest; i++) {
 		const struct cand *c = &s->best[i];
@@ -486,6 +511,10 @@ void msr_filter_print(const struct msr_filter *f, FILE *out)
 	fprintf(out, "# KVM MSR filter: default %s, %u of %d ranges\n",
 		f->kvm.flags & KVM_MSR_FILTER_DEFAULT_DENY ? "deny" : "allow",
 		f->nranges, MAXR);
+	if (f->silent)
+		fprintf(out, "# silent denials (deny without log or count): "
+			"%s\n", f->exits ? "exit too, as other rules need "
+			"KVM's filter exits" : "#GP from KVM itself, no exit");
 	for (unsigned int i = 0; i < f->nranges; i++) {
 		const struct kvm_msr_filter_range *r = &f->kvm.ranges[i];
 

@@ -3,8 +3,12 @@
  * Compiles an MSR policy into a KVM MSR filter (KVM_X86_SET_MSR_FILTER):
  * every access whose effective action is not a plain allow (or carries log
  * or count) is denied in the filter, so it exits to user space as
- * KVM_EXIT_X86_RDMSR/WRMSR with KVM_MSR_EXIT_REASON_FILTER.  Owns the
- * filter and its bitmaps; makes no ioctls.
+ * KVM_EXIT_X86_RDMSR/WRMSR with KVM_MSR_EXIT_REASON_FILTER.  A silent
+ * denial (deny without log or count) needs no exit: when no other denied
+ * access needs one (exits false), the VM leaves KVM_MSR_EXIT_REASON_FILTER
+ * off and KVM injects the #GP itself.  The choice is per VM (KVM has one
+ * exit mask), so one rule that needs user space makes them all exit.
+ * Owns the filter and its bitmaps; makes no ioctls.
  *
  * KVM's limits are enforced, never worked around by dropping a rule: at
  * most 16 ranges, each at most 12288 MSRs (0x600 bitmap bytes), READ and
@@ -13,8 +17,8 @@
  * is not a plain allow is refused.  The compiler finds the fewest ranges
  * (see filter.c).
  *
- * Use: enable KVM_CAP_X86_USER_SPACE_MSR with at least
- * KVM_MSR_EXIT_REASON_FILTER on the VM before the ioctl (and keep it), then
+ * Use: enable KVM_CAP_X86_USER_SPACE_MSR, with KVM_MSR_EXIT_REASON_FILTER
+ * if f.exits, on the VM before the ioctl (and keep it), then
  * if (msr_filter_needed(&f)) ioctl(vm_fd, KVM_X86_SET_MSR_FILTER, &f.kvm).
  */
 #ifndef MINIVMM_MSR_FILTER_H
@@ -35,6 +39,8 @@
 struct msr_filter {
 	struct kvm_msr_filter kvm;	/* ranges[i].bitmap malloc'ed, ours */
 	unsigned int nranges;		/* used entries of kvm.ranges */
+	bool exits;	/* a denied access needs user space (not silent) */
+	bool silent;	/* an access is denied silently (deny, no log/count) */
 };
 
 /* 0, or -1 with one line in err (table needs > 16 ranges, x2APIC rule,
@@ -54,7 +60,8 @@ void msr_filter_free(struct msr_filter *f);
 bool msr_filter_needed(const struct msr_filter *f);
 
 /* What KVM will decide for one guest access, mirroring kvm_msr_allowed():
- * true = handled in the kernel, false = exit to user space. */
+ * true = handled in the kernel, false = denied (an exit to user space, or
+ * KVM's own #GP when exits is false). */
 bool msr_filter_allows(const struct msr_filter *f, uint32_t index,
 		       enum msr_dir dir);
 

@@ -122,6 +122,12 @@ int msr_policy_check(const struct vmm_config *cfg, struct host *h, FILE *out)
 	}
 	msr_policy_print(&p, out);
 	msr_filter_print(&f, out);
+	/* The fix's watches (pvm/syscall.c) need filter exits of their own. */
+	if (f.silent && !f.exits && cfg->syscall_fix != SYSCALL_FIX_OFF &&
+	    host_quirk_on(h, QUIRK_SYSCALL_FIX))
+		fprintf(out, "# on this host the system-call fix watches "
+			"LSTAR, so silent denials exit too (--syscall-fix "
+			"off: they do not)\n");
 	msr_filter_free(&f);
 	msr_policy_free(&p);
 	return 0;
@@ -190,6 +196,12 @@ static void print_stat(const struct msr_stat *st, void *ctx)
 		(unsigned long long)st->gp, rd, wr);
 }
 
+/* Silent denials KVM answers itself, unseen by the statistics. */
+static bool in_kernel_denials(const struct msr_vm *m)
+{
+	return m->filter.silent && !m->filter.exits;
+}
+
 static void print_msrs(void *ctx, FILE *out)
 {
 	struct msr_vm *m = ctx;
@@ -205,6 +217,10 @@ static void print_msrs(void *ctx, FILE *out)
 		"untracked %llu\n", (unsigned long long)t.exits,
 		(unsigned long long)t.gp, (unsigned long long)t.unattributed,
 		(unsigned long long)t.untracked);
+	if (in_kernel_denials(m))
+		fprintf(out, "  silent denials (deny without log or count): "
+			"#GP from KVM's filter without an exit, not counted "
+			"(KVM keeps no count); add ',count' to count them\n");
 }
 
 static void json_stat(const struct msr_stat *st, void *ctx)
@@ -238,6 +254,9 @@ static void json_msrs(void *ctx, cJSON *root)
 	cJSON_AddNumberToObject(o, "gp", (double)t.gp);
 	cJSON_AddNumberToObject(o, "unattributed", (double)t.unattributed);
 	cJSON_AddNumberToObject(o, "untracked", (double)t.untracked);
+	/* True: silent denials never exit, so they are not in "msrs". */
+	cJSON_AddBoolToObject(o, "silent_denials_in_kvm",
+			      in_kernel_denials(m));
 }
 
 /* --- snapshots ------------------------------------------------------ */
@@ -298,14 +317,16 @@ static int register_snapshot(struct vm *vm, struct msr_vm *m)
 
 /* --- set-up --------------------------------------------------------- */
 
-/* FILTER must be enabled before the filter is installed (api.rst);
- * UNKNOWN and INVAL too, so every MSR the guest touches that KVM would
- * refuse is seen, counted and answered by the table (#GP by default). */
-static int enable_exits(struct vm *vm)
+/* FILTER must be enabled before the filter is installed (api.rst), and
+ * only when a denied access needs an answer from the table: without it
+ * KVM answers silent denials with #GP itself (filter.h).  UNKNOWN and
+ * INVAL always, so every MSR the guest touches that KVM would refuse is
+ * seen, counted and answered by the table (#GP by default). */
+static int enable_exits(struct vm *vm, const struct msr_filter *f)
 {
 	struct kvm_enable_cap cap = {
 		.cap = KVM_CAP_X86_USER_SPACE_MSR,
-		.args[0] = KVM_MSR_EXIT_REASON_FILTER |
+		.args[0] = (f->exits ? KVM_MSR_EXIT_REASON_FILTER : 0) |
 			   KVM_MSR_EXIT_REASON_UNKNOWN |
 			   KVM_MSR_EXIT_REASON_INVAL,
 	};
@@ -317,7 +338,7 @@ static int setup_kvm(struct msr_vm *m)
 {
 	struct vm *vm = m->vm;
 
-	if (enable_exits(vm) < 0) {
+	if (enable_exits(vm, &m->filter) < 0) {
 		fprintf(stderr, "minivmm: error: enabling user-space MSR "
 			"exits: %s\n", strerror(errno));
 		return -1;

@@ -12,12 +12,26 @@ void stats_init(struct stats *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void stats_count_exit(struct stats *s, uint32_t reason)
+void stats_count_exit(struct stats *s, unsigned int cpu, uint32_t reason)
 {
-	if (reason < STATS_MAX_REASONS)
-		atomic_fetch_add(&s->exits[reason], 1);
-	else
-		atomic_fetch_add(&s->exits_other, 1);
+	atomic_uint_least64_t *n = &s->cpu[cpu % STATS_MAX_CPUS].exits[
+		reason < STATS_MAX_REASONS ? reason : STATS_MAX_REASONS];
+
+	/* One writer per row: a plain add, readable from any thread. */
+	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed)
+			      + 1, memory_order_relaxed);
+}
+
+uint64_t stats_exits(struct stats *s, uint32_t reason)
+{
+	uint64_t sum = 0;
+
+	if (reason > STATS_MAX_REASONS)
+		reason = STATS_MAX_REASONS;
+	for (unsigned int i = 0; i < STATS_MAX_CPUS; i++)
+		sum += atomic_load_explicit(&s->cpu[i].exits[reason],
+					    memory_order_relaxed);
+	return sum;
 }
 
 int stats_add_reporter(struct stats *s, struct stats_reporter r)
@@ -44,7 +58,7 @@ void stats_print(struct stats *s, FILE *out)
 {
 	fprintf(out, "--- minivmm stats ---\nexits by reason:\n");
 	for (uint32_t i = 0; i < STATS_MAX_REASONS; i++) {
-		uint64_t n = atomic_load(&s->exits[i]);
+		uint64_t n = stats_exits(s, i);
 		char buf[16];
 
 		if (n)
@@ -52,9 +66,9 @@ void stats_print(struct stats *s, FILE *out)
 				exit_key(i, buf, sizeof(buf)),
 				(unsigned long long)n);
 	}
-	if (atomic_load(&s->exits_other))
-		fprintf(out, "  %-16s %12llu\n", "other",
-			(unsigned long long)atomic_load(&s->exits_other));
+	if (stats_exits(s, STATS_MAX_REASONS))
+		fprintf(out, "  %-16s %12llu\n", "other", (unsigned long long)
+			stats_exits(s, STATS_MAX_REASONS));
 	for (int i = 0; i < s->n_reporters; i++)
 		if (s->reporters[i].print)
 			s->reporters[i].print(s->reporters[i].ctx, out);
@@ -68,7 +82,7 @@ static cJSON *build_json(struct stats *s, int exit_status)
 
 	cJSON_AddNumberToObject(root, "exit_status", exit_status);
 	for (uint32_t i = 0; i < STATS_MAX_REASONS; i++) {
-		uint64_t n = atomic_load(&s->exits[i]);
+		uint64_t n = stats_exits(s, i);
 		char buf[16];
 
 		if (n)

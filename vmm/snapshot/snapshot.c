@@ -204,6 +204,8 @@ static void take(struct vm *vm)
 		return;		/* the run is ending anyway */
 	}
 	timing_event(&vm->timing, "snapshot: vCPUs paused");
+	/* Writes a parked vCPU made without an exit (CF8) are state too. */
+	coalesced_drain(&vm->coalesced);
 	console_flush(&vm->console);
 	ok = s->tmp_fd >= 0 && write_snapshot(vm, &st) == 0;
 	timing_event(&vm->timing, "snapshot written");

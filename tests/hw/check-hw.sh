@@ -1,0 +1,183 @@
+#!/bin/bash
+# check-hw.sh [--short] [--npt on|off] [--mem SIZE] [--limit SECS] [--judge]
+#             [TEST...]
+# minivmm's boot tests on a real hardware-virtualization KVM: kvm_amd in an
+# L1 guest on QEMU's software CPU (-cpu max: SVM with nested paging), L2 =
+# minivmm's guests (docs/hw-lane.md).  Runs the TESTs (tests/boot/*.sh
+# names; default: all that make check runs) in one L1 boot with lane.sh,
+# then judges each test's log here against the expected failures in
+# tests/hw/xfail.txt (the software CPU's own gaps, each with its reason).
+#   --short   make check's part (tests/hw/short.sh: the firmware, payloads,
+#             PCI with the read-only ECAM window), in an L1 of 2 GiB
+#             (tests/run.sh; MINIVMM_HW_LANE=0 skips it)
+#   --judge   no L1: judge the last run's logs again (after editing
+#             xfail.txt), with the same options and TESTs
+# One line per test, "N passed, N failed" at the end.  Logs in
+# $BUILD/hw/npt-{on,off}/ or short-npt-on/ (BUILD defaults to build, which
+# must be built).
+# Exit status: 0 no unexpected failure, 1 some, 77 the lane cannot run
+# here (no QEMU, no kernel package: said why).
+set -u
+cd "$(dirname "$0")/../.."
+here=tests/hw
+npt=on mem= limit=900 short= judge=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--short) short=1; shift ;;
+	--npt) npt=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--limit) limit=$2; shift 2 ;;
+	--judge) judge=1; shift ;;
+	-*) echo "check-hw: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+case $npt in on|off) ;; *) echo "check-hw: --npt on|off" >&2; exit 2 ;; esac
+BUILD=${BUILD:-build}
+mem=${mem:-12G}
+if [ $# -gt 0 ]; then
+	tests="$*"
+elif [ -n "$short" ]; then
+	tests=short
+	mem=${mem:-2G}
+else
+	# As tests/run.sh: linux.sh is Debian's stock kernel (make
+	# check-linux there); here it runs too.
+	tests=
+	for t in tests/boot/*.sh; do
+		t=$(basename "$t" .sh)
+		case " lib linux-lib linux-init linux-vconsole-init linux-net-init " in
+		*" $t "*) continue ;;
+		esac
+		tests="$tests $t"
+	done
+fi
+
+skip() { echo "check-hw: skipped: $*"; exit 77; }
+command -v qemu-system-x86_64 >/dev/null ||
+	skip "no qemu-system-x86_64 (tools/deps.sh hw)"
+[ -x "$BUILD/minivmm" ] || { echo "check-hw: build first (make)" >&2; exit 1; }
+"$here/l1-kernel.sh" >/dev/null || {
+	rc=$?; [ $rc -eq 77 ] && skip "no L1 kernel (above)"; exit 1; }
+cache=${MINIVMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/minivmm}
+# The Linux tests' kernels come from this host's caches (read-only in L1):
+# a test whose kernel is not there is left out, saying so.
+notes=()
+drop() { tests=$(echo " $tests " | sed "s/ $1 / /"); notes+=("hw/$1: skipped: $2"); }
+case " $tests " in *" linux "*)
+	tools/fetch-kernel.sh >/dev/null 2>&1 ||
+		drop linux "Debian's cloud kernel cannot be fetched" ;;
+esac
+if ! tools/build-kernel.sh --print >/dev/null 2>&1; then
+	for t in $(grep -l 'build-kernel.sh' tests/boot/*.sh); do
+		t=$(basename "$t" .sh)
+		case " $tests " in *" $t "*)
+			drop "$t" "the guest kernel is not built (tools/build-kernel.sh)" ;;
+		esac
+	done
+fi
+
+out=$BUILD/hw/${short:+short-}npt-$npt
+console=$out/l1-console.log
+t0=$SECONDS
+if [ -z "$judge" ]; then
+	rm -rf "$out"
+	mkdir -p "$out"
+	# L1's own run: every test's limit, plus L1's boot.
+	nice "$here/run-l1.sh" --out "$out" --npt "$npt" --mem "$mem" \
+		--timeout $(( limit * $(echo $tests | wc -w) + 300 )) \
+		"$here/lane.sh" "limit=$limit" "cache=$cache" $tests \
+		>"$console" 2>&1
+fi
+l1_secs=$((SECONDS - t0))
+grep -q '^@@ lane done' "$console" || [ -n "$judge" ] || {
+	echo "check-hw: L1 did not finish the lane (${l1_secs} s); its console:"
+	grep -v '^\[' "$console" | tail -n 20
+	exit 1
+}
+
+# The expected failures (xfail.txt): "TEST CHECK NPT | SIGNATURE | REASON";
+# a failure is expected only if its output holds SIGNATURE, what the
+# software CPU's gap prints, so any other way of failing still fails.
+entries() {	# TEST: "CHECK<tab>SIGNATURE" for this TEST and NPT
+	awk -F' [|] ' -v t="$1" -v n="$npt" '
+		/^#/ || NF < 3 { next }
+		{ split($1, k, " ") }
+		(k[1] == t || k[1] == "*") && (k[3] == n || k[3] == "any") {
+			print k[2] "\t" $2 }
+	' "$here/xfail.txt"
+}
+# block LOG CHECK: the FAIL line of CHECK and the indented lines after it.
+block() {
+	awk -v c="FAIL: $2" 'index($0, c) == 1 && (length($0) == length(c) ||
+		substr($0, length(c) + 1, 1) == " ") { on = 1; print; next }
+		on && /^[ \t]/ { print; next } { on = 0 }' "$1"
+}
+# holds TEXT SIG: TEXT holds every part of SIG ("A && B").
+holds() {
+	local rest=$2 part
+	while [ -n "$rest" ]; do
+		part=${rest%% && *}
+		[ "$part" = "$rest" ] && rest= || rest=${rest#* && }
+		grep -qF -- "$part" <<<"$1" || return 1
+	done
+}
+expected() {	# LOG TEST CHECK: true if an entry explains this failure
+	local sig
+	while IFS=$'\t' read -r c sig; do
+		[ "$c" = "$3" ] || [ "$c" = "*" ] || continue
+		holds "$(block "$1" "$3")" "$sig" && return 0
+	done < <(entries "$2")
+	return 1
+}
+
+passed=0 failed=0
+failures=()
+for n in "${notes[@]}"; do echo "$n"; done
+for t in $tests; do
+	log=$out/logs/$t.log
+	line=$(grep "^@@ test $t " "$console")
+	if [ -z "$line" ] && [ -n "$judge" ]; then
+		echo "hw/$t [npt=$npt]: not run (yet)"; continue
+	fi
+	rc=$(echo "$line" | sed -n 's/.* rc=\([0-9]*\).*/\1/p')
+	secs=$(echo "$line" | sed -n 's/.* secs=\([0-9.]*\).*/\1/p')
+	p=$(grep -c '^PASS: ' "$log" 2>/dev/null)
+	x=0 f=0 notes=()
+	while read -r name; do
+		[ -n "$name" ] || continue
+		if expected "$log" "$t" "$name"; then
+			x=$((x + 1))
+		else
+			f=$((f + 1))
+			failures+=("$t: $(grep -m1 "^FAIL: $name" "$log")")
+		fi
+	done < <(sed -n 's/^FAIL: \([^ ]*\).*/\1/p' "$log" 2>/dev/null)
+	if [ "${rc:-x}" = 124 ] || [ "${rc:-x}" = 137 ]; then
+		f=$((f + 1)); failures+=("$t: still running after $limit s (killed)")
+	elif [ "$p" -eq 0 ] && [ $((f + x)) -eq 0 ]; then
+		if grep -q '^SKIP: ' "$log" 2>/dev/null; then
+			printf '%-32s skipped: %s\n' "hw/$t [npt=$npt]" \
+				"$(grep -m1 '^SKIP: ' "$log" | cut -c7-)"
+			continue
+		fi
+		f=1; failures+=("$t: died before reporting (rc ${rc:-none})")
+	fi
+	# An expected failure that now passes: the list is stale.
+	while IFS=$'\t' read -r c sig; do
+		if [ "$c" != "*" ] && grep -q "^PASS: $c\$" "$log" 2>/dev/null; then
+			f=$((f + 1)); failures+=("$t: $c passed: remove it from $here/xfail.txt")
+		fi
+	done < <(entries "$t")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	printf '%-32s %d passed, %d failed, %d expected failures (%s s)\n' \
+		"hw/$t [npt=$npt]" "$p" "$f" "$x" "${secs:-?}"
+done
+for f in "${failures[@]}"; do
+	echo "failed: $f"
+done
+[ -n "$judge" ] || echo "L1 ran ${l1_secs} s"
+echo "logs in $out"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

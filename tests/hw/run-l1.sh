@@ -1,0 +1,45 @@
+#!/bin/sh
+# run-l1.sh [options] SCRIPT [ARG...]: boots the lane's L1 guest (QEMU's
+# software CPU with AMD SVM and nested paging, Debian's kernel with
+# kvm_amd; l1-kernel.sh) and runs `sh SCRIPT ARG...` in it, chrooted into
+# this host's / (read-only) with OUT writable; prints the serial console.
+#   --out DIR       the writable folder (default build/hw); must exist
+#   --npt on|off    kvm_amd's nested paging (default on: KVM's default)
+#   --mem SIZE      L1's RAM (default 12G: guests of 4 GiB, snapshots in
+#                   L1's /tmp); allocated by QEMU as L1 touches it
+#   --timeout SECS  QEMU is killed after that (default 5400): a hung L1
+#                   fails the lane instead of hanging it
+#   --append WORDS  more words for L1's kernel command line
+#   --timer-check   without no_timer_check (below)
+# The arguments are passed on L1's command line: no commas or spaces.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+out=build/hw npt=on mem=12G limit=5400 more= timer=no_timer_check
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=$2; shift 2 ;;
+	--npt) npt=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--timeout) limit=$2; shift 2 ;;
+	--append) more=$2; shift 2 ;;
+	--timer-check) timer=; shift ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || { echo "usage: run-l1.sh [options] SCRIPT [ARG...]" >&2; exit 2; }
+script=$(readlink -f "$1"); shift
+out=$(readlink -f "$out")
+cache=$("$here/l1-kernel.sh")
+kopt=
+[ "$npt" = off ] && kopt=l1kvmopt=npt=0
+# no_timer_check: under a loaded software CPU the kernel's check of the
+# IO-APIC timer can time out and L1 would run without one.
+# (--timer-check leaves it out, to see what happens then.)
+args=$(echo "$*" | tr ' ' ,)
+exec timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg,thread=multi \
+	-cpu max -smp 2 -m "$mem" -display none -serial stdio -no-reboot \
+	-kernel "$cache/vmlinuz" -initrd "$cache/l1.cpio" \
+	-append "console=ttyS0 mitigations=off $timer quiet $kopt $more l1script=$script l1out=$out${args:+ l1args=$args}" \
+	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$out,mount_tag=out,security_model=none" \
+	</dev/null
