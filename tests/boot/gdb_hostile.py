@@ -59,6 +59,15 @@ def ask(s, payload):
 
 s = connect()
 say(ask(s, b"?").startswith(b"T05"), "gdb-hostile-stopped-on-attach")
+# On, then Ctrl-C: every vCPU stops, gdb hears SIGINT.
+s.sendall(frame(b"vCont;c"))
+time.sleep(1)
+r = ask(s, b"g")
+say(r is not None and r.startswith(b"E.the guest is running"),
+    "gdb-hostile-refused-while-running", r)
+s.sendall(b"\x03")
+r = reply(s)
+say(r is not None and r.startswith(b"T02thread:"), "gdb-hostile-ctrl-c", r)
 s.sendall(b"garbage without a frame\x00\xff\xfe")
 s.sendall(b"$g#00")				# bad checksum
 c = s.recv(1)
