@@ -88,12 +88,12 @@ done
 	"$K" >"$TMP/$n.gdb" 2>&1
 has $n 'Thread 1 .*vCPU 0'
 has $n 'Thread 2 .*vCPU 1'
-has $n 'in ap_loop'
+has $n '#0  ap_loop \(arg='
 has $n 'hold_here|payload_main'
 has $n 'cr0 +0x8[0-9a-f]*1 '
 has $n '= 1$'
 has $n 'addresses are guest-physical'
-has $n 'Detaching'
+has $n 'Remote target\) detached'
 vm_status $n 42 'counter=6 watched=0x5eed' 'detached'
 
 # 3. Breakpoints by symbol, a watchpoint, on to the exit status.
