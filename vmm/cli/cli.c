@@ -447,9 +447,8 @@ static int parse_syscall_fix(struct vmm_config *cfg, const char *v)
 	return i < 0 ? -1 : 0;
 }
 
-static const char *const gdb_opts[] = { "wait", NULL };
-
 /* A socket address (run/listen.h), checked now: bad ones exit 2. */
+static const char *const gdb_opts[] = { "wait", NULL };
 static int parse_listen(const char **dst, const char *opt, const char *v,
 			const char *const *opts)
 {
