@@ -43,9 +43,10 @@ struct vcpu_exits {
 	void *stop_ctx;
 	/* For the vCPU loop, not the dispatch: the run is ending. */
 	const volatile bool *stopping;
-	/* Parking (snapshots), also the loop's: while *pausing is set (NULL:
-	 * never), a vCPU completes the exit it handled last, so its state is
-	 * consistent, and calls park, which returns when the VM goes on. */
+	/* Parking (run/pause.h), also the loop's: while *pausing is set
+	 * (NULL: never), a vCPU completes the exit it handled last, so its
+	 * state is consistent, and calls park, which returns when the vCPU
+	 * may run again (the VM goes on, or it alone may run). */
 	const volatile bool *pausing;
 	void (*park)(void *ctx, struct vcpu *v);
 	void *park_ctx;

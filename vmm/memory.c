@@ -248,6 +248,54 @@ void *gmem_any_ptr(struct gmem *mem, uint64_t gpa, uint64_t len)
 	return lookup(mem, gpa, len, false);
 }
 
+int gmem_debug_read(struct gmem *mem, uint64_t gpa, void *buf, uint64_t len)
+{
+	void *p = gmem_any_ptr(mem, gpa, len);
+
+	if (!p)
+		return -1;
+	memcpy(buf, p, len);
+	return 0;
+}
+
+static const struct gmem_region *region_of(struct gmem *mem, uint64_t gpa,
+					   uint64_t len)
+{
+	for (int i = 0; i < mem->n; i++) {
+		const struct gmem_region *r = &mem->regions[i];
+
+		if (r->mapped && gpa >= r->gpa && gpa - r->gpa < r->size &&
+		    len <= r->size - (gpa - r->gpa))
+			return r;
+	}
+	return NULL;
+}
+
+int gmem_debug_write(struct gmem *mem, uint64_t gpa, const void *buf,
+		     uint64_t len)
+{
+	const struct gmem_region *r = len && gpa + len >= gpa ?
+				      region_of(mem, gpa, len) : NULL;
+	uint8_t *p, *page;
+	size_t span;
+
+	if (!r || (!r->is_ram && !r->readonly))
+		return -1;	/* device-backed: not the debugger's */
+	p = r->host + (gpa - r->gpa);
+	if (r->is_ram) {
+		memcpy(p, buf, len);
+		return 0;
+	}
+	/* ROM: mapped read-only on the host too (loader.c). */
+	page = (uint8_t *)((uintptr_t)p & ~(uintptr_t)4095);
+	span = (size_t)(p + len - page + 4095) & ~(size_t)4095;
+	if (mprotect(page, span, PROT_READ | PROT_WRITE) < 0)
+		return -1;
+	memcpy(p, buf, len);
+	mprotect(page, span, PROT_READ);
+	return 0;
+}
+
 int gmem_read(struct gmem *mem, uint64_t gpa, void *buf, uint64_t len)
 {
 	void *p = gmem_ptr(mem, gpa, len);

@@ -76,6 +76,13 @@ void *gmem_any_ptr(struct gmem *mem, uint64_t gpa, uint64_t len);
 int gmem_read(struct gmem *mem, uint64_t gpa, void *buf, uint64_t len);
 int gmem_write(struct gmem *mem, uint64_t gpa, const void *buf, uint64_t len);
 
+/* A debugger's access (gdb stub): [gpa, gpa+len) in RAM or ROM; writes
+ * to ROM make its host page writable for the copy only.  0, or -1 if the
+ * range is not entirely one such region. */
+int gmem_debug_read(struct gmem *mem, uint64_t gpa, void *buf, uint64_t len);
+int gmem_debug_write(struct gmem *mem, uint64_t gpa, const void *buf,
+		     uint64_t len);
+
 /* True if [gpa, gpa+len) overlaps any mapped region (for BAR placement checks). */
 bool gmem_overlaps(struct gmem *mem, uint64_t gpa, uint64_t len);
 

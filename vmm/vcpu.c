@@ -104,10 +104,11 @@ static void *vcpu_thread(void *arg)
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	while (!*v->exits->stopping) {
+		/* Parked until the VM goes on or this vCPU alone may run
+		 * (a debugger's single step): then straight into KVM_RUN. */
 		if (v->exits->pausing && *v->exits->pausing) {
-			if (!park(v))
+			if (!park(v) || *v->exits->stopping)
 				break;
-			continue;
 		}
 		if (ioctl(v->fd, KVM_RUN, 0) < 0) {
 			char why[96];

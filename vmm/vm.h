@@ -25,6 +25,7 @@
 #include "vmm/boot/loader.h"
 #include "vmm/memory.h"
 #include "vmm/msr/observer.h"
+#include "vmm/run/pause.h"
 #include "vmm/run/stats.h"
 #include "vmm/run/timing.h"
 #include "vmm/vcpu.h"
@@ -36,6 +37,7 @@ struct pci_vm;
 struct virtio_vm;
 struct platform;
 struct snapshot;
+struct gdb_stub;
 struct uart;
 
 struct vm {
@@ -66,10 +68,13 @@ struct vm {
 	struct platform *platform;	/* platform.c */
 	struct snap_registry snap_reg;	/* what snapshots hold */
 	struct snapshot *snap;	/* snapshot/snapshot.c */
+	struct gdb_stub *gdb;	/* gdb/server.c; NULL: no --gdb */
 	struct payload payload;
 	struct rom rom;
 	struct vcpu *vcpus;
 	unsigned int ncpus;
+	struct vm_pause pause;	/* parks the vCPUs (run/pause.h) */
+	bool pause_ready;
 
 	pthread_mutex_t stop_lock;
 	volatile bool stopping;

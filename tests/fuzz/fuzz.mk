@@ -13,7 +13,8 @@
 #                        minimised after; one table row per target
 #   make fuzz-<target>   one target (pci, xen_ports, uart, msr_policy, net,
 #                        loader, fdt, virtq, snapshot, manifest, xfail,
-#                        insn, vhost_user) for
+#                        insn, vhost_user,
+#                        gdb) for
 #                        FUZZ_SECONDS
 #
 # Committed seeds: tests/fuzz/corpus/<target>/; every input that once
@@ -24,7 +25,7 @@ FUZZ_BUILD	?= build-fuzz
 FUZZ_SECONDS	?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt virtq net snapshot \
-		   manifest xfail insn vhost_user
+		   manifest xfail insn vhost_user gdb
 
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		   -fno-omit-frame-pointer

@@ -551,7 +551,32 @@ def insn_seeds():
         "f0f3480fb807" "f3480fc70e" "65" * 10 + "480fc70e"))
 
 
+# --- gdb: the byte stream a client sends (see fuzz_gdb.c) --------------------
+def gdb_pkt(payload):
+    return b"$%s#%02x" % (payload, sum(payload) & 0xff)
+
+
+def gdb_seeds():
+    session = b"+".join(gdb_pkt(p) for p in [
+        b"qSupported:multiprocess+;swbreak+;hwbreak+", b"vMustReplyEmpty",
+        b"QStartNoAckMode", b"Hg0", b"qXfer:features:read:target.xml:0,1000",
+        b"?", b"qfThreadInfo", b"qsThreadInfo", b"g", b"p10",
+        b"mffff800000000100,40", b"Z0,ffff800000000100,1",
+        b"mffff800000000100,4", b"Mffff800000000100,2:9090",
+        b"Z2,ffff800000001000,8", b"vCont;s:1", b"vCont;c",
+        b"z0,ffff800000000100,1", b"D"])
+    put("gdb", "session", session)
+    put("gdb", "breakpoints", b"".join(gdb_pkt(p) for p in [
+        b"Z0,ffff800000000010,1", b"Z0,ffff800000000011,1",
+        b"qRcmd,70687973", b"m0,20", b"M10,4:cccccccc", b"Z1,10,1",
+        b"Z3,20,4", b"Z4,40,8", b"Z2,80,2", b"Z2,100,1", b"z3,20,4"]))
+    put("gdb", "hostile", b"\x03garbage$g#00" + gdb_pkt(b"x" * 300) +
+        b"$m1,}" + gdb_pkt(b"G00") + gdb_pkt(b"P3b=00") +
+        gdb_pkt(b"Hg-1") + gdb_pkt(b"qRcmd,7768657265"))
+
+
 if __name__ == "__main__":
+    gdb_seeds()
     virtq_seeds()
     net_seeds()
     pci_seeds()

@@ -206,7 +206,7 @@ START_TEST(pvm_acts)
 	host_describe(&h, line, sizeof(line));
 	ck_assert_str_eq(line, "host: PVM (guest ring 0 emulated): quirks on: "
 			 "cpuid-hide, linux-cmdline, spec-ctrl, "
-			 "insn-complete, syscall-fix, qemu-cpu");
+			 "insn-complete, syscall-fix, qemu-cpu, debug-ring0");
 	ck_assert_ptr_nonnull(strstr(stats_text(&h),
 		"host quirks (PVM (guest ring 0 emulated)):\n"
 		"  cpuid-hide     acted          1  (vCPU CPUID tables)\n"
@@ -228,7 +228,7 @@ START_TEST(verbose_once)
 	ck_assert_str_eq(line, "host: PVM (guest ring 0 emulated) "
 			 "(MINIVMM_HOST_EMULATES_RING0=1): quirks on: "
 			 "cpuid-hide, linux-cmdline, spec-ctrl, "
-			 "insn-complete, syscall-fix, qemu-cpu");
+			 "insn-complete, syscall-fix, qemu-cpu, debug-ring0");
 	capture_start(&cap, 2);
 	quirk_acted(&h.log, QUIRK_INSN_COMPLETE, 1);	/* not verbose */
 	h.log.verbose = true;

@@ -4,6 +4,7 @@
 #include "vmm/layout.h"
 #include "vmm/cli/parse.h"
 #include "vmm/cli/usage.h"
+#include "vmm/run/listen.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -21,6 +22,7 @@ enum long_only {
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
 	OPT_VERBOSE, OPT_FS, OPT_SHARE, OPT_PVPANIC, OPT_CMD, OPT_STALL_TIMEOUT,
+	OPT_GDB,
 };
 
 static const struct option options[] = {
@@ -67,6 +69,7 @@ static const struct option options[] = {
 	{ "restore",	required_argument, NULL, OPT_RESTORE },
 	{ "restore-verify", no_argument,   NULL, OPT_RESTORE_VERIFY },
 	{ "append-env",	required_argument, NULL, OPT_APPEND_ENV },
+	{ "gdb",	required_argument, NULL, OPT_GDB },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -392,6 +395,20 @@ static int parse_syscall_fix(struct vmm_config *cfg, const char *v)
 	return i < 0 ? -1 : 0;
 }
 
+/* A socket address (run/listen.h), checked now: bad ones exit 2. */
+static const char *const gdb_opts[] = { "wait", NULL };
+static int parse_listen(const char **dst, const char *opt, const char *v,
+			const char *const *opts)
+{
+	struct listen_addr a;
+	char err[128];
+
+	if (listen_parse(v, opts, &a, err, sizeof(err)) < 0)
+		return bad(opt, v, err);
+	*dst = v;
+	return 0;
+}
+
 static int parse_one(struct vmm_config *cfg, int c, const char *v)
 {
 	mark_given(cfg, c);
@@ -415,6 +432,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_STATS_JSON: cfg->stats_json = v; return 0;
 	case OPT_TIMING: cfg->timing = true; return 0;
 	case OPT_VERBOSE: cfg->verbose = true; return 0;
+	case OPT_GDB: return parse_listen(&cfg->gdb, "--gdb", v, gdb_opts);
 	case OPT_MSR_POLICY: cfg->msr_policy = v; return 0;
 	case OPT_MSR:
 		if (cfg->n_msr_rules == CLI_MAX_MSR_RULES)

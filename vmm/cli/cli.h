@@ -103,6 +103,7 @@ struct vmm_config {
 	bool exit_qemu;			/* --exit-style qemu */
 	bool pci_testdev;		/* --pci-testdev on */
 	const char *cpuid;		/* --cpuid +flag,-flag,... */
+	const char *gdb;		/* --gdb ADDR[,wait] */
 	/* Snapshots (docs/snapshot.md) */
 	const char *snapshot;		/* --snapshot FILE */
 	enum snap_at snapshot_at;

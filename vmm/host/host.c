@@ -262,6 +262,11 @@ void host_vm_destroy(const struct host *h, struct vm *vm)
 		h->quirks->vm_destroy(vm);
 }
 
+const char *host_debug_limit(const struct host *h)
+{
+	return h->quirks->debug_limit;
+}
+
 const char *host_qemu_cpu(const struct host *h)
 {
 	return h->quirks->qemu_cpu;

@@ -66,6 +66,9 @@ const char *host_kind_name(const struct host *h);
  * EMULATES_RING0=N)" when forced. */
 void host_describe(const struct host *h, char *buf, size_t len);
 bool host_quirk_on(const struct host *h, enum quirk_id q);
+/* Why the debugger cannot step or break in guest ring 3 here (the
+ * debug-ring0 quirk's reason), or NULL. */
+const char *host_debug_limit(const struct host *h);
 /* --stats and --stats-json: the "host quirks" section. */
 struct stats_reporter host_stats_reporter(struct host *h);
 

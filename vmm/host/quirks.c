@@ -24,6 +24,10 @@ static const struct {
 	[QUIRK_QEMU_CPU] = { "qemu-cpu",
 		"QEMU peers run with -cpu host,-arch-capabilities (this KVM "
 		"refuses IA32_ARCH_CAPABILITIES)", "QEMU runs" },
+	[QUIRK_DEBUG_RING0] = { "debug-ring0",
+		"gdb single-steps and hardware breakpoints cover guest ring 0 "
+		"only: a step in ring 3 is refused with the reason",
+		"steps refused" },
 };
 
 const char *quirk_name(enum quirk_id q)
@@ -56,6 +60,8 @@ bool quirk_in(const struct host_quirks *t, enum quirk_id q)
 		return t->vm_prepare;
 	case QUIRK_QEMU_CPU:
 		return t->qemu_cpu;
+	case QUIRK_DEBUG_RING0:
+		return t->debug_limit;
 	default:
 		return false;
 	}

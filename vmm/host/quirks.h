@@ -48,6 +48,7 @@ enum quirk_id {
 	QUIRK_INSN_COMPLETE,
 	QUIRK_SYSCALL_FIX,
 	QUIRK_QEMU_CPU,
+	QUIRK_DEBUG_RING0,
 	QUIRK_COUNT
 };
 
@@ -82,6 +83,9 @@ struct host_quirks {
 	void (*vm_destroy)(struct vm *vm);
 	/* QEMU's -cpu value for minivmm bench|test peer runs. */
 	const char *qemu_cpu;
+	/* Why the debugger cannot single-step or break in guest ring 3
+	 * here (gdb hears it as the error; NULL: it can). */
+	const char *debug_limit;
 };
 
 /* How often each quirk acted, and whether to say so (--verbose). */

@@ -7,6 +7,7 @@
 #include "vmm/boot/boot_pt.h"
 #include "vmm/boot/fdt.h"
 #include "vmm/boot/linux.h"
+#include "vmm/gdb/gdb.h"
 #include "vmm/x86/cpuid.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/host/host.h"
@@ -298,6 +299,9 @@ static void set_exits(struct vm *vm)
 		.stop = vm_stop_from_vcpu,
 		.stop_ctx = vm,
 		.stopping = &vm->stopping,
+		.pausing = &vm->pause.pausing,
+		.park = vm_pause_park,
+		.park_ctx = &vm->pause,
 	};
 	host_internal_error_hook(vm->host, &vm->quirk_ctx,
 				 &vm->exits.internal_error);
@@ -308,6 +312,10 @@ static int create_vcpus(struct vm *vm)
 	vm->vcpus = calloc(vm->ncpus, sizeof(*vm->vcpus));
 	if (!vm->vcpus)
 		return -1;
+	if (vm_pause_init(&vm->pause, vm->vcpus, vm->ncpus,
+			  &vm->stopping) < 0)
+		return -1;
+	vm->pause_ready = true;
 	set_exits(vm);
 	for (unsigned int i = 0; i < vm->ncpus; i++) {
 		struct vcpu *v = &vm->vcpus[i];
@@ -407,7 +415,7 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 		goto fail;
 	syscall_fix_note(vm);
 	stats_add_reporter(&vm->stats, host_stats_reporter(h));
-	if (snapshot_setup(vm, &usage) < 0) {
+	if (snapshot_setup(vm, &usage) < 0 || gdb_setup(vm, &usage) < 0) {
 		*status = usage ? EXIT_USAGE : EXIT_VMM_ERROR;
 		goto fail;
 	}
@@ -422,6 +430,7 @@ void vm_destroy(struct vm *vm)
 {
 	if (!vm)
 		return;
+	gdb_finish(vm);
 	snapshot_destroy(vm);
 	snap_registry_free(&vm->snap_reg);
 	msr_vm_destroy(vm);
@@ -444,5 +453,7 @@ void vm_destroy(struct vm *vm)
 	bus_destroy(&vm->mmio);
 	if (vm->stop_fd >= 0)
 		close(vm->stop_fd);
+	if (vm->pause_ready)
+		vm_pause_destroy(&vm->pause);
 	free(vm);
 }

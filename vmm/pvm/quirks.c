@@ -21,4 +21,7 @@ const struct host_quirks pvm_quirks = {
 	 * 0x10a), on which QEMU asserts: QEMU runs here only with it
 	 * hidden (bench and kvm-unit-tests payloads never need it). */
 	.qemu_cpu = "host,-arch-capabilities",
+	.debug_limit = "this host's KVM (PVM) single-steps and fires "
+		"hardware breakpoints on guest ring-0 instructions only; "
+		"the vCPU is in ring 3 (docs/debugging.md)",
 };

@@ -97,6 +97,15 @@ static const unsigned long snapshot_ioctls[] = {
 	KVM_GET_IRQCHIP, KVM_GET_PIT2, KVM_GET_CLOCK,
 };
 
+/* The gdb stub's and QMP's sockets: clients come and go while the guest
+ * runs; replies go out with MSG_NOSIGNAL (send). */
+static const int control_calls[] = {
+	SCMP_SYS(accept4), SCMP_SYS(sendto), SCMP_SYS(recvfrom),
+	SCMP_SYS(shutdown),
+	SCMP_SYS(unlink),	/* a unix socket's file, at the end */
+};
+/* gdb: writing the FPU registers, re-injecting the guest's own #BP/#DB. */
+static const unsigned long gdb_ioctls[] = { KVM_SET_FPU };
 /* virtio-net: the tap's receive offloads follow what each driver accepts
  * (read, readv and writev on the tap are in always). */
 static const unsigned long net_ioctls[] = { TUNSETOFFLOAD };
@@ -243,6 +252,8 @@ static scmp_filter_ctx build(const struct vmm_config *cfg)
 	    (cfg->ndisks && ALLOW_ALL(ctx, disk_calls) < 0) ||
 	    (cfg->nnets && allow_ioctls(ctx, net_ioctls, 1) < 0) ||
 	    (cfg->nfs && ALLOW_ALL(ctx, fs_calls) < 0) ||
+	    (cfg->gdb && (ALLOW_ALL(ctx, control_calls) < 0 ||
+			  allow_ioctls(ctx, gdb_ioctls, 1) < 0)) ||
 	    (cfg->snapshot && (ALLOW_ALL(ctx, snapshot_calls) < 0 ||
 			       allow_ioctls(ctx, snapshot_ioctls,
 					    sizeof(snapshot_ioctls) /

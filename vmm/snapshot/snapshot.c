@@ -8,7 +8,6 @@
 #include "vmm/snapshot/file.h"
 #include "vmm/snapshot/sections/machine_state.h"
 #include "vmm/snapshot/meta.h"
-#include "vmm/snapshot/pause.h"
 #include "vmm/snapshot/sections/vcpu_state.h"
 #include "vmm/snapshot/sections/device_snap.h"
 #include "vmm/vm.h"
@@ -24,7 +23,6 @@
 #include <unistd.h>
 
 struct snapshot {
-	struct snap_pause pause;
 	struct snapctl ctl;
 	uint8_t *ctl_page;
 	struct snap_vcpus *vcpus;
@@ -57,7 +55,7 @@ void snapshot_request(struct vm *vm, const char *why)
 	if (__atomic_exchange_n(&s->requested, true, __ATOMIC_SEQ_CST))
 		return;		/* one is on its way */
 	s->why = why;
-	snap_pause_request(&s->pause);
+	vm_pause_hold(&vm->pause);	/* released by take() */
 	if (write(s->req_fd, &one, sizeof(one)) < 0)
 		perror("minivmm: eventfd");
 }
@@ -200,8 +198,9 @@ static void take(struct vm *vm)
 	uint64_t t0 = timing_now_ns();
 	int ok;
 
-	if (snap_pause_wait(&s->pause) < 0) {
-		snap_pause_resume(&s->pause);
+	if (vm_pause_wait(&vm->pause) < 0) {
+		__atomic_store_n(&s->requested, false, __ATOMIC_SEQ_CST);
+		vm_pause_release(&vm->pause);
 		return;		/* the run is ending anyway */
 	}
 	timing_event(&vm->timing, "snapshot: vCPUs paused");
@@ -225,7 +224,7 @@ static void take(struct vm *vm)
 	else
 		next_tmp(vm);
 	__atomic_store_n(&s->requested, false, __ATOMIC_SEQ_CST);
-	snap_pause_resume(&s->pause);
+	vm_pause_release(&vm->pause);
 }
 
 int snapshot_poll_fd(struct vm *vm)
@@ -245,8 +244,7 @@ void snapshot_service(struct vm *vm)
 
 void snapshot_release(struct vm *vm)
 {
-	if (vm->snap)
-		snap_pause_resume(&vm->snap->pause);
+	vm_pause_wake(&vm->pause);
 }
 
 /* --- set-up ---------------------------------------------------------------- */
@@ -408,7 +406,6 @@ int snapshot_setup(struct vm *vm, int *usage)
 	s->pagemap_fd = -1;
 	snap_buf_init(&s->meta);
 	snap_buf_init(&s->config);
-	snap_pause_init(&s->pause, vm->vcpus, vm->ncpus, &vm->stopping);
 	s->req_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->req_fd < 0 || prepare_files(vm, s, usage) < 0 ||
 	    add_control(vm, s, usage) < 0)
@@ -419,9 +416,6 @@ int snapshot_setup(struct vm *vm, int *usage)
 			strerror(errno));
 		return -1;
 	}
-	vm->exits.pausing = &s->pause.pausing;
-	vm->exits.park = snap_pause_park;
-	vm->exits.park_ctx = &s->pause;
 	s->await_output = vm->cfg->restore && vm->cfg->timing;
 	if (vm->cfg->snapshot_at == SNAP_AT_CONSOLE)
 		s->marker_len = strlen(vm->cfg->snapshot_marker);
@@ -449,7 +443,6 @@ void snapshot_destroy(struct vm *vm)
 	snap_vcpus_free(s->vcpus);
 	snap_buf_free(&s->meta);
 	snap_buf_free(&s->config);
-	snap_pause_destroy(&s->pause);
 	if (s->ctl_page)
 		munmap(s->ctl_page, SNAPCTL_SIZE);
 	free(s);
