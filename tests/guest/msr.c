@@ -21,39 +21,24 @@
  */
 #include "lib/ap.h"
 #include "lib/guest.h"
+#include "lib/msr_try.h"
 
 #define VEC_GP		13
 #define NO_FAULT	(-1)
 
 /* ---- one access ----------------------------------------------------- */
 
-struct access {
-	uint32_t index;
-	uint64_t value;		/* written, or read back */
-};
-
-static void do_rd(void *arg)
-{
-	struct access *a = arg;
-
-	a->value = rdmsr(a->index);
-}
-
-static void do_wr(void *arg)
-{
-	struct access *a = arg;
-
-	wrmsr(a->index, a->value);
-}
-
 /* Returns NO_FAULT or the vector; a read fills *value. */
 static int msr_try(bool write, uint32_t index, uint64_t *value)
 {
-	struct access a = { index, write ? *value : 0 };
-	int vec = guest_try(write ? do_wr : do_rd, &a, NULL);
+	uint64_t v = 0;
+	int vec;
 
-	if (!write && vec == NO_FAULT)
-		*value = a.value;
+	if (write)
+		return msr_try_wr(index, *value);
+	vec = msr_try_rd(index, &v);
+	if (vec == NO_FAULT)
+		*value = v;
 	return vec;
 }
 

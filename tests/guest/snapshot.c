@@ -42,6 +42,7 @@
 #include "lib/ap.h"
 #include "lib/guest.h"
 #include "lib/msr_state.h"
+#include "lib/msr_try.h"
 #include "lib/pci_access.h"
 #include "lib/pci_xen.h"
 #include "vmm/layout.h"
@@ -217,55 +218,20 @@ static bool wait_flag(volatile int *flag)
 
 /* --- MSRs ------------------------------------------------------------- */
 
-struct msr_io {
-	uint32_t index;
-	uint64_t value;
-};
-
-static void do_rd(void *arg)
-{
-	struct msr_io *m = arg;
-
-	m->value = rdmsr(m->index);
-}
-
-static void do_wr(void *arg)
-{
-	struct msr_io *m = arg;
-
-	wrmsr(m->index, m->value);
-}
-
-static int msr_rd(uint32_t index, uint64_t *v)
-{
-	struct msr_io m = { index, 0 };
-	int vec = guest_try(do_rd, &m, NULL);
-
-	*v = m.value;
-	return vec;
-}
-
-static int msr_wr(uint32_t index, uint64_t v)
-{
-	struct msr_io m = { index, v };
-
-	return guest_try(do_wr, &m, NULL);
-}
-
 static void msr_setup(void)
 {
-	check(msr_wr(MSR_EMUL, BSP_EMUL) < 0, "emulate write faulted");
-	check(msr_wr(MSR_VALUE, 1) < 0, "value write faulted");
-	check(msr_wr(MSR_IGNORE, 1) < 0, "ignore write faulted");
-	check(msr_wr(MSR_DENY, 1) == VEC_GP, "deny write did not #GP");
-	check(msr_wr(MSR_SYSENTER_CS, SYSENTER_VAL) < 0, "SYSENTER_CS");
-	check(msr_wr(MSR_KGS_BASE, KGS_VAL) < 0, "KERNEL_GS_BASE");
+	check(msr_try_wr(MSR_EMUL, BSP_EMUL) < 0, "emulate write faulted");
+	check(msr_try_wr(MSR_VALUE, 1) < 0, "value write faulted");
+	check(msr_try_wr(MSR_IGNORE, 1) < 0, "ignore write faulted");
+	check(msr_try_wr(MSR_DENY, 1) == VEC_GP, "deny write did not #GP");
+	check(msr_try_wr(MSR_SYSENTER_CS, SYSENTER_VAL) < 0, "SYSENTER_CS");
+	check(msr_try_wr(MSR_KGS_BASE, KGS_VAL) < 0, "KERNEL_GS_BASE");
 }
 
 static void msr_expect(uint32_t index, int want_vec, uint64_t want)
 {
 	uint64_t v = 0;
-	int vec = msr_rd(index, &v);
+	int vec = msr_try_rd(index, &v);
 
 	check(vec == want_vec && (vec >= 0 || v == want), "MSR %#x reads "
 	      "%#llx (vector %d)", index, (unsigned long long)v, vec);

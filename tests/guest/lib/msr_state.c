@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Known patterns in the MSRs outside KVM's index list (msr_state.h). */
 #include "msr_state.h"
+#include "msr_try.h"
 #include "guest.h"
 
 #define MSR_MTRRCAP		0xfeu
@@ -24,41 +25,12 @@ static const uint32_t fixed[] = {
 	0x26e, 0x26f,
 };
 
-struct msr_io {
-	uint32_t index;
-	uint64_t value;
-};
-
-static void do_rd(void *arg)
-{
-	struct msr_io *m = arg;
-
-	m->value = rdmsr(m->index);
-}
-
-static void do_wr(void *arg)
-{
-	struct msr_io *m = arg;
-
-	wrmsr(m->index, m->value);
-}
-
-static int try_rd(uint32_t index, uint64_t *v)
-{
-	struct msr_io m = { index, 0 };
-	int vec = guest_try(do_rd, &m, NULL);
-
-	*v = m.value;
-	return vec;
-}
-
 /* Writes v, reads it back and records the MSR for msr_state_check. */
 static void set(struct msr_state *s, uint32_t index, uint64_t v)
 {
-	struct msr_io m = { index, v };
 	uint64_t back = 0;
-	int wvec = guest_try(do_wr, &m, NULL);
-	int rvec = try_rd(index, &back);
+	int wvec = msr_try_wr(index, v);
+	int rvec = msr_try_rd(index, &back);
 
 	if (!check(wvec < 0 && rvec < 0 && back == v, "MSR %#x: wrote %#llx "
 		   "(vector %d), reads %#llx (vector %d)", index,
@@ -117,7 +89,7 @@ static void fill_mce(struct msr_state *s)
 {
 	uint64_t cap;
 
-	if (try_rd(MSR_MCG_CAP, &cap) >= 0)
+	if (msr_try_rd(MSR_MCG_CAP, &cap) >= 0)
 		return;
 	s->banks = cap & 0xff;
 	if (s->banks > BANK_MAX)
@@ -148,7 +120,7 @@ unsigned int msr_state_check(const struct msr_state *s)
 
 	for (uint32_t i = 0; i < s->n; i++) {
 		uint64_t v = 0;
-		int vec = try_rd(s->index[i], &v);
+		int vec = msr_try_rd(s->index[i], &v);
 
 		if (!check(vec < 0 && v == s->value[i], "MSR %#x reads %#llx "
 			   "(vector %d), want %#llx", s->index[i],
