@@ -27,8 +27,12 @@ vm_bg() {
 	timeout -k 5 120 "$MINIVMM" "$@" </dev/null >"$TMP/$name.out" \
 		2>"$TMP/$name.err" &
 	vm_pid=$!
-	for _ in $(seq 100); do
+	# Until the socket is there or minivmm has ended: a start-up takes
+	# seconds on a loaded or emulated host (a safety net, not a limit
+	# under test).
+	for _ in $(seq 600); do
 		[ -S "$TMP/$name.sock" ] && return
+		kill -0 "$vm_pid" 2>/dev/null || return
 		sleep 0.1
 	done
 }
@@ -75,7 +79,7 @@ vm_status $n 7 '' 'killed by gdb'
 n=gdb-run
 vm_bg $n -c 2 --kernel "$K" --append "cpus=2 hold" \
 	--gdb "unix:$TMP/$n.sock"
-for _ in $(seq 100); do	# the guest is in its hold loop
+for _ in $(seq 600); do	# the guest is in its hold loop
 	grep -q 'gdbtarget: running' "$TMP/$n.out" && break
 	sleep 0.1
 done
