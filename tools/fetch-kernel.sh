@@ -26,23 +26,10 @@ if [ "${1:-}" != --refresh ] && [ -s "$cache/bzImage" ] &&
 	echo "$cache"
 	exit 0
 fi
-command -v apt-get >/dev/null || die "apt-get is not available" 77
-command -v dpkg-deb >/dev/null || die "dpkg-deb is not available" 77
 mkdir -p "$cache"
 work=$(mktemp -d "$cache/.fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-# apt drops privileges to _apt for downloads; the work directory is ours.
-chmod 755 "$work"
-
-# The metapackage only depends on the versioned kernel package.
-pkg=$(apt-cache depends "$META" 2>/dev/null |
-	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
-[ -n "$pkg" ] || die "apt knows no $META (run apt-get update?)" 77
-(cd "$work" && apt-get download -q "$pkg" >/dev/null 2>"$work/apt.err") || {
-	sed 's/^/  /' "$work/apt.err" >&2
-	die "apt-get download $pkg failed" 77
-}
-deb=$(ls "$work"/*.deb)
+deb=$("$here/fetch-deb.sh" "$META" "$work") || exit $?
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work" ./boot ||
 	die "$deb: cannot unpack"
 vmlinuz=$(ls "$work"/boot/vmlinuz-* 2>/dev/null | head -n 1)

@@ -31,18 +31,9 @@ cache=${MINIVMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/minivmm}/l1
 mkdir -p "$cache"
 
 if [ ! -s "$cache/vmlinuz" ] || [ ! -d "$cache/modules" ]; then
-	command -v apt-get >/dev/null || die "apt-get is not available" 77
 	work=$(mktemp -d "$cache/.fetch.XXXXXX")
 	trap 'rm -rf "$work"' EXIT
-	chmod 755 "$work"
-	pkg=$(apt-cache depends "$META" 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
-	[ -n "$pkg" ] || die "apt knows no $META (run apt-get update?)" 77
-	(cd "$work" && apt-get download -q "$pkg" >/dev/null 2>"$work/apt.err") || {
-		sed 's/^/  /' "$work/apt.err" >&2
-		die "apt-get download $pkg failed" 77
-	}
-	deb=$(ls "$work"/*.deb)
+	deb=$("$here/../../tools/fetch-deb.sh" "$META" "$work") || exit $?
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$work" ./boot ./lib/modules ||
 		die "$deb: cannot unpack"
 	rm -rf "$cache/modules"
