@@ -104,7 +104,7 @@ check: deps
 		build-asan/minivmm build-asan/minivmm-bench \
 		build-asan/minivmm-test build-asan/firmware.bin unit
 	@$(MAKE) --no-print-directory fuzz-build
-	@tools/build-kernel.sh >/dev/null	# the Linux test's kernel, cached
+	@tools/check-kernel.sh	# the Linux tests' kernel, where they can run
 	@tests/run.sh
 
 # make check plus the Linux boot test (fetches Debian's cloud kernel).
