@@ -150,7 +150,7 @@ fi
 # then fuzzes for a few seconds (tests/fuzz/fuzz.mk).
 if [ -x build-fuzz/fuzz_pci ]; then
 	for t in pci xen_ports uart msr_policy loader fdt virtq net snapshot \
-		manifest xfail insn vhost_user gdb; do
+		manifest xfail insn vhost_user gdb qmp; do
 		log="$log_dir/fuzz-$t.log"
 		if make --no-print-directory -s "fuzz-$t" \
 			FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-5}" >"$log" 2>&1; then
