@@ -109,7 +109,7 @@ check qmp-ctl-nosock $([ $ctl_status = 2 ]; echo $?) "status $ctl_status"
 # --- 1. one guest, most commands, hostile clients, the power button -----
 n=qmp-main
 S="$TMP/$n.sock"
-vm_bg $n -c 2 --kernel "$K" --qmp "unix:$S"
+vm_bg $n -c 2 --kernel "$K" --msr '0x174 allow' --qmp "unix:$S"
 has $n-listening "$TMP/$n.err" "qmp: listening on unix:$S"
 check $n-mode $([ "$(stat -c %a "$S")" = 600 ]; echo $?) \
 	"mode $(stat -c %a "$S")"
@@ -145,7 +145,19 @@ has $n-cpus "$TMP/$n-cpus.ctl" '"cpu-index":1,.*"thread-id":[1-9][0-9]*,'
 ctl $n-version "$S" query-version
 has $n-version "$TMP/$n-version.ctl" '"package":"minivmm '
 ctl $n-stats "$S" x-minivmm-query-stats
-has $n-stats "$TMP/$n-stats.ctl" '^\{"return":\{"exit_status":null,"exits":\{.*"io":[1-9]'
+has $n-stats "$TMP/$n-stats.ctl" '^\{"return":\{.*"exits":\{[^}]*"io":[1-9]'
+has $n-stats-running "$TMP/$n-stats.ctl" '"exit_status":null'
+has $n-stats-no-msr "$TMP/$n-stats.ctl" '"msrs":\[\]'
+# The guest reads SYSENTER_CS every tick; allowed, it stays in KVM until
+# count is switched on, then each read exits and is counted.
+ctl $n-msr-flags "$S" x-minivmm-msr-flags '{"count": true}'
+has $n-msr-flags "$TMP/$n-msr-flags.ctl" '^\{"return":\{"log":false,"count":true\}\}'
+t0=$(ticks $n)
+wait_for "$TMP/$n.out" "qmpguest: tick $((t0 + 2))\$" 30
+ctl $n-msr-stats "$S" x-minivmm-query-stats
+has $n-msr-counted "$TMP/$n-msr-stats.ctl" '"msrs":\[.*\{"index":372,"name":"[^"]*","reads":[1-9]'
+ctl $n-msr-off "$S" x-minivmm-msr-flags '{"count": false}'
+has $n-msr-off "$TMP/$n-msr-off.ctl" '"count":false'
 ctl $n-unknown "$S" no-such-command
 check $n-unknown $([ $ctl_status = 1 ]; echo $?) "status $ctl_status"
 has $n-unknown-reply "$TMP/$n-unknown.ctl" '"class":"CommandNotFound"'
@@ -192,6 +204,9 @@ has $n-ev-shutdown "$E" '^\{"event":"SHUTDOWN","data":\{"guest":true,"reason":"g
 check $n-socket-removed $([ ! -e "$S" ]; echo $?) "$S is left behind"
 
 # --- 2. quit over TCP (loopback, a port the kernel picks) ----------------
+# (The hardware lane's L1 boots with lo down.)
+ip link show lo 2>/dev/null | grep -q 'state UNKNOWN\|LOOPBACK,UP' ||
+	ip link set lo up 2>/dev/null
 n=qmp-tcp
 vm_bg $n --kernel "$K" --qmp tcp::0
 port=$(sed -n 's/.*qmp: listening on tcp:127\.0\.0\.1:\([0-9]*\)$/\1/p' "$TMP/$n.err")

@@ -95,6 +95,16 @@ static cJSON *f_stats(void *ctx, char *err, size_t len)
 	return NULL;
 }
 
+static int f_msr(void *ctx, int log, int count, bool *log_now,
+		 bool *count_now, char *err, size_t len)
+{
+	FZ_CHECK(log >= -1 && log <= 1 && count >= -1 && count <= 1,
+		 "msr flags %d %d", log, count);
+	*log_now = log == 1;
+	*count_now = count == 1;
+	return f_op(ctx, err, len);
+}
+
 static void f_event(void *ctx, const char *name, cJSON *data)
 {
 	(void)ctx;
@@ -107,7 +117,7 @@ static void f_event(void *ctx, const char *name, cJSON *data)
 
 static const struct qmp_target_ops ops = {
 	f_state, f_stop, f_cont, f_op, f_op, f_op, f_op, f_ncpus, f_thread,
-	f_snapshot, f_stats, f_event,
+	f_snapshot, f_stats, f_msr, f_event,
 };
 static const struct qmp_target target = { &ops, NULL };
 

@@ -7,7 +7,8 @@
  * PWRBTN_STS (write 1 to clear) and powers off through PM1a_CNT (S5).
  * Meanwhile it prints "qmpguest: tick N" about every 250 ms (so a test
  * sees it keeps running, and stops while paused) and "qmpguest: nmi N"
- * for each NMI it takes (inject-nmi).  Ports: firmware/lib/abi.h.
+ * for each NMI it takes (inject-nmi); each tick reads SYSENTER_CS (an
+ * MSR for x-minivmm-msr-flags to make exit).  Ports: firmware/lib/abi.h.
  * "panic-on-nmi" (with --pvpanic on) reports a panic through pvpanic
  * (1b36:0011 at 00:02.0, BAR 0 byte 0 = PANICKED) on the first NMI, as
  * Linux's unknown_nmi_panic does.
@@ -26,6 +27,7 @@
 #define SLP_S5		((5u << 10) | (1u << 13))
 #define SCI_VEC		0x40
 #define TICK_MS		250
+#define MSR_SYSENTER_CS	0x174
 
 volatile uint32_t nmi_count;
 extern const char nmi_entry[];
@@ -116,6 +118,9 @@ int payload_main(const struct hvm_start_info *si)
 			gprintf("FAIL: PWRBTN_STS set, no SCI\n");
 			return 1;
 		}
+		/* An MSR KVM handles: exits only when a policy says count
+		 * (x-minivmm-msr-flags). */
+		(void)rdmsr(MSR_SYSENTER_CS);
 		gprintf("qmpguest: tick %llu\n", (unsigned long long)++ticks);
 	}
 }

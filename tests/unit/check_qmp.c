@@ -21,6 +21,7 @@ static struct {
 	bool fail_next;
 	char snap_file[64];
 	bool snap_go_on;
+	int msr_log, msr_count;
 	char events[512];
 } f;
 
@@ -110,6 +111,19 @@ static cJSON *fk_stats(void *ctx, char *err, size_t len)
 	return o;
 }
 
+static int fk_msr(void *ctx, int log, int count, bool *log_now,
+		  bool *count_now, char *err, size_t len)
+{
+	(void)ctx;
+	if (maybe_fail(err, len))
+		return -1;
+	f.msr_log = log;
+	f.msr_count = count;
+	*log_now = log == 1;
+	*count_now = count == 1;
+	return 0;
+}
+
 static void fk_event(void *ctx, const char *name, cJSON *data)
 {
 	(void)ctx;
@@ -120,7 +134,7 @@ static void fk_event(void *ctx, const char *name, cJSON *data)
 
 static const struct qmp_target_ops fake_ops = {
 	fk_state, fk_stop, fk_cont, fk_powerdown, fk_reset, fk_quit, fk_nmi,
-	fk_ncpus, fk_thread, fk_snapshot, fk_stats, fk_event,
+	fk_ncpus, fk_thread, fk_snapshot, fk_stats, fk_msr, fk_event,
 };
 static const struct qmp_target fake = { &fake_ops, NULL };
 
@@ -152,8 +166,11 @@ static void negotiate(void)
 			 "{\"return\":{}}\n");
 }
 
-#define HAS(s, sub)	ck_assert_msg(strstr((s), (sub)), "'%s' lacks '%s'", \
-				      (s), (sub))
+#define HAS(s, sub)	do {						\
+	const char *has_ = (s);						\
+									\
+	ck_assert_msg(strstr(has_, (sub)), "'%s' lacks '%s'", has_, (sub)); \
+} while (0)
 
 /* --- the stream ------------------------------------------------------- */
 
@@ -345,6 +362,13 @@ START_TEST(other_commands)
 	ask("{\"execute\": \"x-minivmm-snapshot\", \"arguments\": "
 	    "{\"file\": \"y\"}}");
 	ck_assert(f.snap_go_on);	/* continue defaults to true */
+	ck_assert_str_eq(ask("{\"execute\": \"x-minivmm-msr-flags\", "
+			     "\"arguments\": {\"log\": true}}"),
+			 "{\"return\":{\"log\":true,\"count\":false}}\n");
+	ck_assert_int_eq(f.msr_log, 1);
+	ck_assert_int_eq(f.msr_count, -1);	/* unchanged */
+	HAS(ask("{\"execute\": \"x-minivmm-msr-flags\", \"arguments\": "
+		"{\"count\": 1}}"), "for 'count', expected: boolean");
 	f.fail_next = true;
 	HAS(ask("{\"execute\": \"inject-nmi\", \"id\": [1]}"),
 	    "{\"error\":{\"class\":\"GenericError\",\"desc\":\"fake "

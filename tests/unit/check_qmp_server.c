@@ -13,6 +13,7 @@
 #include "vmm/vm.h"
 
 #include <cjson/cJSON.h>
+#include <linux/kvm.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -96,8 +97,11 @@ static char *hear(int fd, char *buf, size_t len)
 	return buf;
 }
 
-#define HAS(s, sub)	ck_assert_msg(strstr((s), (sub)), "'%s' lacks '%s'", \
-				      (s), (sub))
+#define HAS(s, sub)	do {						\
+	const char *has_ = (s);						\
+									\
+	ck_assert_msg(strstr(has_, (sub)), "'%s' lacks '%s'", has_, (sub)); \
+} while (0)
 
 /* Connected, greeted and negotiated. */
 static int client(void)
@@ -222,8 +226,10 @@ START_TEST(hostile_clients)
 	say(fd, "{\"execute\":\"x-minivmm-snapshot\",\"arguments\":"
 	    "{\"file\":\"/nonexistent/x\"}}\n");
 	HAS(hear(fd, b, sizeof(b)), "\"GenericError\"");
+	stats_count_exit(&vm->stats, 0, KVM_EXIT_IO);
 	say(fd, "{\"execute\":\"x-minivmm-query-stats\"}\n");
-	HAS(hear(fd, b, sizeof(b)), "\"exit_status\":null");
+	HAS(hear(fd, b, sizeof(b)), "\"exits\":{\"io\":1}");
+	HAS(b, "\"exit_status\":null");
 	ck_assert(!vm->stopping);
 	close(stuck);
 	close(fd);

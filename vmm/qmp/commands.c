@@ -247,6 +247,27 @@ static void cmd_stats(const struct qmp_target *t, const cJSON *args,
 		fail(r, QMP_GENERIC_ERROR, "%s", err);
 }
 
+static int tristate(const cJSON *b)
+{
+	return b ? cJSON_IsTrue(b) : -1;
+}
+
+static void cmd_msr_flags(const struct qmp_target *t, const cJSON *args,
+			  struct qmp_result *r)
+{
+	int log = tristate(cJSON_GetObjectItemCaseSensitive(args, "log"));
+	int count = tristate(cJSON_GetObjectItemCaseSensitive(args, "count"));
+	bool log_now, count_now;
+	char err[200];
+
+	if (failed(r, OP(t)->msr_flags(CTX(t), log, count, &log_now,
+				       &count_now, err, sizeof(err)), err))
+		return;
+	r->ret = cJSON_CreateObject();
+	cJSON_AddBoolToObject(r->ret, "log", log_now);
+	cJSON_AddBoolToObject(r->ret, "count", count_now);
+}
+
 static const struct command commands[] = {
 	{ "qmp_capabilities", cmd_capabilities, { { "enable", ARG_ARRAY } } },
 	{ "query-status", cmd_query_status },
@@ -262,6 +283,8 @@ static const struct command commands[] = {
 	{ "x-minivmm-snapshot", cmd_snapshot,
 	  { { "file", ARG_STR, true }, { "continue", ARG_BOOL } } },
 	{ "x-minivmm-query-stats", cmd_stats },
+	{ "x-minivmm-msr-flags", cmd_msr_flags,
+	  { { "log", ARG_BOOL }, { "count", ARG_BOOL } } },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))

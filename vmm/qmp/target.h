@@ -43,6 +43,11 @@ struct qmp_target_ops {
 			size_t len);
 	/* The --stats-json object now (the caller frees it), or NULL. */
 	struct cJSON *(*stats)(void *ctx, char *err, size_t len);
+	/* The MSR policy's log/count modifiers on every rule and the
+	 * default: on (1), off (0) or unchanged (-1); *log_now and
+	 * *count_now get the default's after. */
+	int (*msr_flags)(void *ctx, int log, int count, bool *log_now,
+			 bool *count_now, char *err, size_t len);
 	/* An event for every client (name, data object or NULL: consumed). */
 	void (*event)(void *ctx, const char *name, struct cJSON *data);
 };

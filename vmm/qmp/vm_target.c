@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The QMP target over the running VM (vm_target.h). */
 #include "vmm/qmp/vm_target.h"
+#include "vmm/msr/vm.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/snapshot/snapshot.h"
 #include "vmm/vm.h"
@@ -166,6 +167,29 @@ static cJSON *stats(void *ctx, char *err, size_t len)
 	return root;
 }
 
+/* The policy table and the filter change with the vCPUs parked. */
+static int msr_flags(void *ctx, int log, int count, bool *log_now,
+		     bool *count_now, char *err, size_t len)
+{
+	struct qmp_vm *q = ctx;
+	int rc;
+
+	if (!q->vm->msr_state) {
+		snprintf(err, len, "no MSR policy in this run");
+		return -1;
+	}
+	vm_pause_hold(&q->vm->pause);
+	if (vm_pause_wait(&q->vm->pause) < 0) {
+		vm_pause_release(&q->vm->pause);
+		snprintf(err, len, "the run is ending");
+		return -1;
+	}
+	rc = msr_vm_set_flags(q->vm, log, count, log_now, count_now, err,
+			      len);
+	vm_pause_release(&q->vm->pause);
+	return rc;
+}
+
 static void event(void *ctx, const char *name, cJSON *data)
 {
 	struct qmp_vm *q = ctx;
@@ -177,5 +201,5 @@ const struct qmp_target_ops qmp_vm_ops = {
 	.state = state, .stop = stop, .cont = cont, .powerdown = powerdown,
 	.reset = reset, .quit = quit, .nmi = nmi, .ncpus = ncpus,
 	.cpu_thread = cpu_thread, .snapshot = snapshot, .stats = stats,
-	.event = event,
+	.msr_flags = msr_flags, .event = event,
 };

@@ -104,6 +104,10 @@ static const int control_calls[] = {
 	SCMP_SYS(shutdown),
 	SCMP_SYS(unlink),	/* a unix socket's file, at the end */
 };
+/* QMP's x-minivmm-msr-flags: a new MSR filter and exit mask. */
+static const unsigned long qmp_ioctls[] = {
+	KVM_ENABLE_CAP, KVM_X86_SET_MSR_FILTER,
+};
 /* gdb: writing the FPU registers, re-injecting the guest's own #BP/#DB. */
 static const unsigned long gdb_ioctls[] = { KVM_SET_FPU };
 /* virtio-net: the tap's receive offloads follow what each driver accepts
@@ -252,6 +256,7 @@ static int add_optional(scmp_filter_ctx ctx, const struct vmm_config *cfg)
 	    (cfg->nfs && ALLOW_ALL(ctx, fs_calls) < 0) ||
 	    (control && ALLOW_ALL(ctx, control_calls) < 0) ||
 	    (cfg->gdb && allow_ioctls(ctx, gdb_ioctls, 1) < 0) ||
+	    (cfg->qmp && allow_ioctls(ctx, qmp_ioctls, N(qmp_ioctls)) < 0) ||
 	    (snapshots && (ALLOW_ALL(ctx, snapshot_calls) < 0 ||
 			   allow_ioctls(ctx, snapshot_ioctls,
 					N(snapshot_ioctls)) < 0)))
