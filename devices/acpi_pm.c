@@ -123,7 +123,7 @@ static void pm_write(void *opaque, uint64_t off, const uint8_t *data,
 	sleep = pm->cnt & ACPI_PM1_SLP_EN;
 	if (sleep) {
 		typ = (pm->cnt & SLP_TYP_MASK) >> ACPI_PM1_SLP_TYP_SHIFT;
-		pm->cnt &= (uint16_t)~ACPI_PM1_SLP_EN;	/* self-clearing */
+		pm->cnt &= (uint16_t)~ACPI_PM1_SLP_EN;	/* self-clears */
 	}
 	pthread_mutex_unlock(&pm->lock);
 	/* Unlocked: suspending takes its time and may read the registers. */

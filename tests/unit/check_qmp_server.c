@@ -143,7 +143,7 @@ START_TEST(stop_cont_status_events)
 	ck_assert_str_eq(hear(fd, b, sizeof(b)), "{\"return\":{},\"id\":1}\n");
 	HAS(hear(other, b, sizeof(b)), "{\"event\":\"STOP\"");
 	ck_assert_uint_eq(vm_pause_holds(&vm->pause), 1);
-	say(fd, "{\"execute\":\"query-status\"}");	/* no newline needed */
+	say(fd, "{\"execute\":\"query-status\"}");	/* no newline */
 	HAS(hear(fd, b, sizeof(b)), "\"status\":\"paused\"");
 	say(fd, "{\"execute\":\"cont\"}\n");
 	HAS(hear(fd, b, sizeof(b)), "{\"event\":\"RESUME\"");

@@ -483,7 +483,7 @@ int msr_vm_set_flags(struct vm *vm, int log, int count, bool *log_now,
 	if (msr_filter_compile_watch(&f, p, vm->msr_observer.watch,
 				     vm->msr_observer.nwatch, err, errlen) ||
 	    reinstall(m, &f, err, errlen)) {
-		msr_filter_free(&f);	/* compiled or not, never installed */
+		msr_filter_free(&f);	/* never installed */
 		memcpy(p->spans, spans, p->nspans * sizeof(*spans));
 		p->def = saved.def;
 		free(spans);

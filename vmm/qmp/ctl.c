@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define REPLY_WAIT_MS	30000	/* a paused snapshot may take a while */
+#define REPLY_WAIT_MS	30000	/* a snapshot may take a while */
 
 struct conn {
 	int fd;

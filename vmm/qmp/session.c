@@ -136,8 +136,8 @@ char *qmp_session_handle(struct qmp_session *s, const char *msg, size_t len)
 		return error_reply(QMP_GENERIC_ERROR, "JSON parse error", NULL);
 	if (!cJSON_IsObject(req)) {
 		cJSON_Delete(req);
-		return error_reply(QMP_GENERIC_ERROR, "QMP input must be a JSON "
-				   "object", NULL);
+		return error_reply(QMP_GENERIC_ERROR, "QMP input must be a "
+				   "JSON object", NULL);
 	}
 	/* The reply carries the request's id, whatever it is. */
 	id = cJSON_DetachItemFromObjectCaseSensitive(req, "id");

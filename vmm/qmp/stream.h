@@ -19,7 +19,7 @@
 
 enum qmp_rx {
 	QMP_RX_NONE,		/* more bytes needed */
-	QMP_RX_MSG,		/* buf[0..len) holds one message, NUL-ended */
+	QMP_RX_MSG,		/* buf[0..len) holds a message, NUL-ended */
 	QMP_RX_TOO_LONG,	/* a message past QMP_MSG_MAX ended */
 };
 
