@@ -139,8 +139,12 @@ static int snapshot(void *ctx, const char *file, bool go_on, char *err,
 		    size_t len)
 {
 	struct qmp_vm *q = ctx;
+	int rc = snapshot_take_file(q->vm, file, go_on, err, len);
 
-	return snapshot_take_file(q->vm, file, go_on, err, len);
+	/* The run then ends at QMP's word: SHUTDOWN says so. */
+	if (!rc && !go_on)
+		q->reason = "host-qmp-quit";
+	return rc;
 }
 
 /* Read with the vCPUs parked: the reporters walk tables the exit paths
