@@ -121,7 +121,7 @@ done
 # software CPU would take hours).  MINIVMM_HW_LANE=0 skips it; the whole
 # lane is `make check-hw`.
 HW_LANE_TESTS=${HW_LANE_TESTS:-"short firmware foundation console emulate
-vconsole nmi syscall pci virtio msr robust snapshot gdb"}
+vconsole nmi syscall pci virtio msr robust snapshot gdb qmp"}
 if [ -e /dev/kvm ]; then
 	lane_args=(--short)
 	lane_name="hw-lane [short, real KVM]"
