@@ -12,6 +12,7 @@
 #         half line left hanging, 10 MB of JSON, a disconnect mid-command;
 #         the guest keeps ticking), then system_powerdown: the guest
 #         powers off through ACPI (status 0).
+#   the snapshot it took, restored: ticking on, powered off the same way.
 #   quit over tcp (loopback, port 0), system_reset (RESET, status 3),
 #   GUEST_PANICKED (an NMI the guest turns into a pvpanic report, status
 #   8), and bad --qmp values (status 2).
@@ -202,6 +203,18 @@ has $n-ev-resume "$E" '^\{"event":"RESUME","timestamp"'
 has $n-ev-powerdown "$E" '^\{"event":"POWERDOWN","timestamp"'
 has $n-ev-shutdown "$E" '^\{"event":"SHUTDOWN","data":\{"guest":true,"reason":"guest-shutdown","x-minivmm-exit-status":0\}'
 check $n-socket-removed $([ ! -e "$S" ]; echo $?) "$S is left behind"
+
+# --- 1b. The snapshot QMP took, restored: the guest ticks on from where
+# it was, and the power button still reaches it. --------------------------
+n=qmp-restore
+timeout -k 5 "$(secs 240)" "$MINIVMM" --restore "$TMP/qmp-main.snap" \
+	--qmp "unix:$TMP/$n.sock" </dev/null >"$TMP/$n.out" 2>"$TMP/$n.err" &
+vm_pid=$!
+wait_for "$TMP/$n.out" 'qmpguest: tick [0-9]+$' 120
+check $n-ticks $? "no tick after the restore"
+ctl $n-powerdown "$TMP/$n.sock" system_powerdown
+check $n-powerdown $ctl_status "status $ctl_status"
+vm_status $n 0 'power button \(SCI\)' 'guest powered off'
 
 # --- 2. quit over TCP (loopback, a port the kernel picks) ----------------
 # (The hardware lane's L1 boots with lo down.)
