@@ -26,7 +26,7 @@ set -eu
 BUILD_PKGS="gcc make libc6-dev linux-libc-dev libfdt-dev libseccomp-dev
 libcjson-dev libcapstone-dev zlib1g-dev busybox-static cpio"
 TEST_PKGS="check pkg-config acpica-tools clang libclang-rt-14-dev python3
-busybox-static cpio e2fsprogs iproute2 qemu-system-x86"
+busybox-static cpio e2fsprogs iproute2 qemu-system-x86 socat"
 KERNEL_PKGS="linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
 lz4 busybox-static cpio"
 

@@ -45,7 +45,7 @@ static const char *const run[] = {
 	"dump-acpi", "coalesced-pio",
 	"no-sandbox", "msr-policy-check", "snapshot", "snapshot-at",
 	"snapshot-continue", "restore", "restore-verify", "append-env",
-	"stall-timeout", "gdb", "help", "version",
+	"stall-timeout", "gdb", "qmp", "help", "version",
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
