@@ -15,6 +15,9 @@
 /* 16550A UART (COM1) and its ISA IRQ. */
 #define ABI_UART_PORT		0x3f8
 #define ABI_UART_IRQ		4
+/* COM2, when the VMM has one (the FDT's serial@2f8 node says so). */
+#define ABI_UART2_PORT		0x2f8
+#define ABI_UART2_IRQ		3
 
 /* CMOS RTC: index and data ports, ISA IRQ (the DSDT's PNP0B00). */
 #define ABI_RTC_PORT		0x70

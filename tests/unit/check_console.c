@@ -326,12 +326,13 @@ START_TEST(input_target)
 {
 	size_t room = 10;
 
-	ck_assert_ptr_null(con.input.space);
-	console_set_input(&con, (struct console_target){ fake_space,
-							 fake_receive, &room });
-	ck_assert_uint_eq(con.input.space(con.input.ctx), 10);
-	ck_assert_uint_eq(con.input.receive(con.input.ctx,
-					    (const uint8_t *)"abc", 3), 3);
+	struct chardev_target *in = &con.input[CONSOLE_SRC_UART];
+
+	ck_assert_ptr_null(in->space);
+	console_set_input(&con, CONSOLE_SRC_UART, (struct chardev_target){
+		fake_space, fake_receive, &room });
+	ck_assert_uint_eq(in->space(in->ctx), 10);
+	ck_assert_uint_eq(in->receive(in->ctx, (const uint8_t *)"abc", 3), 3);
 	ck_assert_uint_eq(room, 7);
 }
 END_TEST

@@ -97,8 +97,8 @@ static const unsigned long snapshot_ioctls[] = {
 	KVM_GET_IRQCHIP, KVM_GET_PIT2, KVM_GET_CLOCK,
 };
 
-/* The gdb stub's and QMP's sockets: clients come and go while the guest
- * runs; replies go out with MSG_NOSIGNAL (send). */
+/* The gdb stub's, QMP's and socket consoles' sockets: clients come and
+ * go while the guest runs; replies go out with MSG_NOSIGNAL (send). */
 static const int control_calls[] = {
 	SCMP_SYS(accept4), SCMP_SYS(sendto), SCMP_SYS(recvfrom),
 	SCMP_SYS(shutdown),
@@ -236,6 +236,17 @@ static int add_narrow(scmp_filter_ctx ctx)
 	return rc ? -1 : 0;
 }
 
+/* A console on a unix socket (--serial, --virtio-console): clients
+ * come and go like the gdb stub's; a pty or file needs only read and
+ * write. */
+static bool socket_console(const struct vmm_config *cfg)
+{
+	for (unsigned int i = 0; i < cfg->nserial; i++)
+		if (cfg->serial[i].kind == SERIAL_UNIX)
+			return true;
+	return cfg->vconsole_given && cfg->vconsole.kind == SERIAL_UNIX;
+}
+
 static scmp_filter_ctx build(const struct vmm_config *cfg)
 {
 	/* For developers: log (kernel audit log) instead of stopping. */
@@ -252,8 +263,9 @@ static scmp_filter_ctx build(const struct vmm_config *cfg)
 	    (cfg->ndisks && ALLOW_ALL(ctx, disk_calls) < 0) ||
 	    (cfg->nnets && allow_ioctls(ctx, net_ioctls, 1) < 0) ||
 	    (cfg->nfs && ALLOW_ALL(ctx, fs_calls) < 0) ||
-	    (cfg->gdb && (ALLOW_ALL(ctx, control_calls) < 0 ||
-			  allow_ioctls(ctx, gdb_ioctls, 1) < 0)) ||
+	    ((cfg->gdb || socket_console(cfg)) &&
+	     ALLOW_ALL(ctx, control_calls) < 0) ||
+	    (cfg->gdb && allow_ioctls(ctx, gdb_ioctls, 1) < 0) ||
 	    (cfg->snapshot && (ALLOW_ALL(ctx, snapshot_calls) < 0 ||
 			       allow_ioctls(ctx, snapshot_ioctls,
 					    sizeof(snapshot_ioctls) /
