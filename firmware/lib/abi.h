@@ -130,6 +130,11 @@
  *           minivmm,mem32-window = <u64 base, u64 size>;
  *           minivmm,mem64-window = <u64 base, u64 size>;
  *       };
+ *       serial@PORT {                               (each 16550A UART,
+ *           compatible = "ns16550a";                    COM1 always; the
+ *           minivmm,io-port = <u32 port>;               DSDT lists them
+ *           interrupts = <u32 ISA IRQ>;                 as PNP0501)
+ *       };
  *       snapshot-control@ADDR {                     (the snapshot control
  *           compatible = "minivmm,snapshot-control";    page: MMIO the OS
  *           reg = <u64 base, u64 size>;                 must leave alone;
@@ -156,6 +161,10 @@
 #define ABI_PROP_IO_WINDOW	"minivmm,io-window"
 #define ABI_PROP_MEM32_WINDOW	"minivmm,mem32-window"
 #define ABI_PROP_MEM64_WINDOW	"minivmm,mem64-window"
+#define ABI_SERIAL_NODE		"serial"
+#define ABI_SERIAL_COMPATIBLE	"ns16550a"
+#define ABI_PROP_IO_PORT	"minivmm,io-port"
+#define ABI_PROP_INTERRUPTS	"interrupts"
 #define ABI_SNAPCTL_NODE	"snapshot-control"
 #define ABI_SNAPCTL_COMPATIBLE	"minivmm,snapshot-control"
 
