@@ -167,13 +167,14 @@ lacks unix-not-stdout unix.out 'com1: hello'
 [ -e "$TMP/$n.sock" ] && fail unix-removed "the socket file stayed" ||
 	pass unix-removed
 
-# A client leaves, the next one is let in and types on.
+# A client types and leaves; others connect and leave at once; the next
+# one is let in and types on.
 n=reconnect
 vm_bg $n --kernel "$K" --serial "unix:$TMP/$n.sock" --append "echo=1"
-for _ in 1 2 3; do	# connect and leave at once, three times
+client $n 1 'com1: ready' 'a'
+for _ in 1 2 3; do
 	timeout 10 socat -u /dev/null "UNIX-CONNECT:$TMP/$n.sock" 2>/dev/null
 done
-client $n 1 'com1: ready' 'a'
 client $n 2 '' 'bq'
 vm_status $n 0
 has $n-first $n.c1 'com1: ready'
