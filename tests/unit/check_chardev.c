@@ -249,6 +249,28 @@ START_TEST(pty_raw_both_ways)
 }
 END_TEST
 
+/* Nobody reads the terminal: its buffer fills, the rest waits in the
+ * backlog, and the writer never blocks (a blocked write would hang this
+ * test until Check's timeout). */
+START_TEST(pty_full_never_blocks)
+{
+	static uint8_t big[256 * 1024];
+	struct serial_opt o = { SERIAL_PTY, NULL };
+	struct capture err;
+
+	capture_start(&err, STDERR_FILENO);
+	ck_assert_int_eq(chardev_open(&cd, &o, "serial"), 0);
+	capture_end(&err);
+	memset(big, 'y', sizeof(big));
+	chardev_write(&cd, big, sizeof(big));
+	chardev_write(&cd, big, sizeof(big));
+	ck_assert_uint_eq(cd.len, CHARDEV_BACKLOG);
+	ck_assert_uint_gt(cd.dropped, 0);
+	loop_once(50);			/* POLLOUT never comes: no spin */
+	chardev_close(&cd);
+}
+END_TEST
+
 START_TEST(file_output)
 {
 	char path[160], buf[16];
@@ -315,6 +337,7 @@ int main(void)
 	tcase_add_test(t, unix_client_leaves_mid_write);
 	tcase_add_test(t, backlog_bounded);
 	tcase_add_test(t, pty_raw_both_ways);
+	tcase_add_test(t, pty_full_never_blocks);
 	tcase_add_test(t, file_output);
 	tcase_add_test(t, unix_path_taken);
 	tcase_add_test(t, none_drops);
