@@ -56,18 +56,19 @@ vm_status() {
 }
 
 # typer FILE [REGEX BYTES]...: for each pair, once FILE holds REGEX
-# (empty: at once), prints BYTES (printf escapes); then holds the pipe
-# open a while, so that socat does not end the connection before the
-# guest answers.
+# (empty: at once), prints BYTES (printf escapes); a last REGEX without
+# BYTES: returns once it came, which ends the client.  Each wait is a
+# safety net of 60 s (scaled).
 typer() {
-	local f=$1
+	local f=$1 end
 	shift
-	while [ $# -ge 2 ]; do
-		for _ in $(seq "$(secs 600)"); do
-			[ -z "$1" ] && break
-			grep -qE -- "$1" "$f" 2>/dev/null && break
+	while [ $# -ge 1 ]; do
+		end=$((SECONDS + $(secs 60)))
+		while [ -n "$1" ] && ! grep -qE -- "$1" "$f" 2>/dev/null &&
+			[ $SECONDS -lt $end ]; do
 			sleep 0.1
 		done
+		[ $# -lt 2 ] && return
 		printf "$2"
 		shift 2
 	done
@@ -146,7 +147,7 @@ has com2-shared-com1 com2-shared.out '^line 20 of 20$'
 n=com2-sock
 vm_bg $n --kernel "$K" --serial stdio --serial "unix:$TMP/$n.sock" \
 	--append "echo=2"
-client $n 1 'com2: ready' 'zq'
+client $n 1 'com2: ready' 'zq' '<71>'
 vm_status $n 0 '^serial2: 0 failure\(s\)$'
 has $n-hello $n.c1 '^com2: hello'
 has $n-echo $n.c1 '<7a><71>'
@@ -158,7 +159,7 @@ vm_bg $n --kernel "$K" --serial "unix:$TMP/$n.sock" --append "echo=1"
 mode=$(stat -c %a "$TMP/$n.sock" 2>/dev/null)
 [ "$mode" = 600 ] && pass unix-mode || fail unix-mode "mode $mode, not 600"
 # Ctrl-A x is two bytes for the guest here, not a quit.
-client $n 1 'com1: ready' 'a\001xq'
+client $n 1 'com1: ready' 'a\001xq' 'failure\(s\)'
 vm_status $n 0
 has unix-firmware unix.c1 'minivmm firmware'
 has unix-echo unix.c1 '<61><01><78><71>'
@@ -171,11 +172,11 @@ lacks unix-not-stdout unix.out 'com1: hello'
 # one is let in and types on.
 n=reconnect
 vm_bg $n --kernel "$K" --serial "unix:$TMP/$n.sock" --append "echo=1"
-client $n 1 'com1: ready' 'a'
+client $n 1 'com1: ready' 'a' '<61>'
 for _ in 1 2 3; do
 	timeout 10 socat -u /dev/null "UNIX-CONNECT:$TMP/$n.sock" 2>/dev/null
 done
-client $n 2 '' 'bq'
+client $n 2 '' 'bq' 'failure\(s\)'
 vm_status $n 0
 has $n-first $n.c1 'com1: ready'
 has $n-second $n.c2 '<62><71>'
@@ -207,7 +208,7 @@ has pty-said $n.err '^minivmm: serial: /dev/pts/[0-9]+$'
 pts=$(sed -n 's|^minivmm: serial: \(/dev/pts/[0-9]*\)$|\1|p' "$TMP/$n.err")
 : >"$TMP/$n.c1"
 if [ -n "$pts" ]; then
-	typer "$TMP/$n.c1" 'com1: ready' 'p\001xq' |
+	typer "$TMP/$n.c1" 'com1: ready' 'p\001xq' 'failure\(s\)' |
 		timeout -k 5 "$(secs 90)" socat - "$pts,raw,echo=0" \
 		>"$TMP/$n.c1" 2>/dev/null
 fi
@@ -219,7 +220,7 @@ has pty-echo $n.c1 '<70><01><78><71>'
 n=vcon
 vm_bg $n --kernel "$GUESTS/virtio_console.elf" \
 	--virtio-console "unix:$TMP/$n.sock"
-client $n 1 'vconsole: ready' 'vq' 'intx ready' 'wq'
+client $n 1 'vconsole: ready' 'vq' 'intx ready' 'wq' '<77><71>'
 vm_status $n 0 '^virtio-console: 0 failure\(s\)$'
 has vcon-lines $n.c1 '^vconsole: hello from the guest'
 has vcon-echo $n.c1 '<76><71>'
