@@ -199,7 +199,7 @@ vm_bg $n --kernel "$K" --serial "unix:$TMP/$n.sock" --append "lines=3000"
 timeout -k 5 "$(secs 90)" socat -u "UNIX-CONNECT:$TMP/$n.sock" - |
 	head -c 300 >"$TMP/$n.c1"
 vm_status $n 0
-has $n-got $n.c1 'com1: hello'
+has $n-got $n.c1 'minivmm firmware'
 
 # --- pty ------------------------------------------------------------------
 n=pty
