@@ -150,6 +150,41 @@ START_TEST(unix_input_and_reconnect)
 }
 END_TEST
 
+/* A client types more than the device holds and leaves at once: all of
+ * it arrives as the device makes room, then the client is dropped; the
+ * loop does not spin on the hang-up meanwhile. */
+START_TEST(unix_input_after_hangup)
+{
+	char flood[100];
+	struct pollfd p;
+	int fd, tmo = -1;
+
+	open_unix();
+	fd = connect_client();
+	for (size_t i = 0; i < sizeof(flood); i++)
+		flood[i] = (char)('0' + i % 10);
+	ck_assert_int_eq(write(fd, flood, sizeof(flood)), sizeof(flood));
+	close(fd);
+	room = 16;
+	for (int i = 0; i < 50 && cd.fd >= 0; i++) {
+		loop_once(100);
+		if (room == 0 && cd.fd >= 0) {
+			loop_once(100);	/* the hang-up, input still there */
+			ck_assert(cd.hup);
+			tmo = -1;
+			chardev_poll_add(&cd, &p, &tmo);
+			ck_assert_int_lt(p.fd, 0);
+			ck_assert_int_le(tmo, 10);
+			room = 16;	/* the guest read its FIFO */
+		}
+	}
+	ck_assert_uint_eq(ngot, sizeof(flood));
+	ck_assert_mem_eq(got, flood, sizeof(flood));
+	ck_assert_int_eq(cd.fd, -1);
+	chardev_close(&cd);
+}
+END_TEST
+
 /* A full device: no reading (the socket holds the flood), a short poll
  * timeout to look again; as room comes, only that much is taken. */
 START_TEST(unix_input_waits_for_room)
@@ -334,6 +369,7 @@ int main(void)
 	tcase_add_test(t, unix_output_and_mode);
 	tcase_add_test(t, unix_input_and_reconnect);
 	tcase_add_test(t, unix_input_waits_for_room);
+	tcase_add_test(t, unix_input_after_hangup);
 	tcase_add_test(t, unix_client_leaves_mid_write);
 	tcase_add_test(t, backlog_bounded);
 	tcase_add_test(t, pty_raw_both_ways);

@@ -245,6 +245,10 @@ void chardev_poll_add(struct chardev *cd, struct pollfd *fds, int *tmo)
 		fds[0].events |= POLLIN;
 	else if (cd->in.space)
 		lower(tmo, 10);		/* the device's buffer is full */
+	if (cd->hup && !(fds[0].events & POLLIN)) {
+		fds[0].fd = -1;		/* POLLHUP would wake the loop at once */
+		return;
+	}
 	pthread_mutex_lock(&cd->lock);
 	waiting = cd->len || cd->broken;
 	pthread_mutex_unlock(&cd->lock);
@@ -276,8 +280,17 @@ static void drop_client(struct chardev *cd)
 	pthread_mutex_lock(&cd->lock);
 	close(cd->fd);
 	cd->fd = -1;
-	cd->broken = false;
+	cd->broken = cd->hup = false;
 	pthread_mutex_unlock(&cd->lock);
+}
+
+/* A client that typed and left at once: what it typed still reaches the
+ * device, as the device makes room (read returns 0 after it). */
+static bool input_left(struct chardev *cd)
+{
+	uint8_t b;
+
+	return recv(cd->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
 /* Reads no more than the device has room for: a flood waits in the
@@ -322,8 +335,8 @@ void chardev_poll_service(struct chardev *cd, const struct pollfd *fds)
 		feed(cd);
 	if (cd->kind != SERIAL_UNIX || cd->fd < 0)
 		return;
-	if ((r & (POLLHUP | POLLERR)) && !(r & POLLIN))
+	if (cd->broken || ((r & POLLERR) && !(r & POLLIN)))
 		drop_client(cd);
-	else if (cd->broken)
+	else if ((r & POLLHUP) && !(r & POLLIN) && !(cd->hup = input_left(cd)))
 		drop_client(cd);
 }

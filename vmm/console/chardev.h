@@ -41,6 +41,7 @@ struct chardev {
 	int fd;				/* client, pty master, file; -1: none */
 	int pty_slave;			/* held open: the master never hangs up */
 	bool broken;			/* a write failed: close the client */
+	bool hup;			/* the client left, its input not all read */
 	struct chardev_target in;	/* .space NULL: none */
 	pthread_mutex_t lock;		/* fd (for writers), backlog */
 	uint8_t *backlog;
