@@ -394,7 +394,8 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 	*status = EXIT_USAGE;
 	host_vm_prepare(h, vm);	/* the syscall fix's MSRs: into the filter */
 	if (console_open(&vm->console, cfg->console, cfg->console_file) < 0 ||
-	    console_attach(&vm->console, cfg) < 0 || msr_vm_prepare(vm) < 0 || virtio_vm_prepare(vm) < 0)
+	    console_attach(&vm->console, cfg) < 0 || msr_vm_prepare(vm) < 0 ||
+	    virtio_vm_prepare(vm) < 0)
 		goto fail;
 	if (cfg->timing) {
 		console_marks_init(&vm->console_marks, &vm->timing);
