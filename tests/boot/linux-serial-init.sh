@@ -11,11 +11,13 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 echo "@@ init started"
+oneline() { tr '\n' ' ' <"$1" 2>/dev/null; }
 for d in /sys/bus/pnp/devices/*; do
-	echo "@@ pnp $(cat "$d/id" 2>/dev/null | tr '\n' ' ')$(tr '\n' ' ' <"$d/resources" 2>/dev/null)"
+	echo "@@ pnp $(oneline "$d/id")$(oneline "$d/resources")"
 done
 for t in ttyS0 ttyS1; do
-	echo "@@ $t port $(cat /sys/class/tty/$t/port 2>/dev/null) irq $(cat /sys/class/tty/$t/irq 2>/dev/null)"
+	s=/sys/class/tty/$t
+	echo "@@ $t port $(cat $s/port 2>/dev/null) irq $(cat $s/irq 2>/dev/null)"
 done
 # Held open from before the hello: input that came while the port was
 # closed would be dropped with the FIFO when it opens.
