@@ -71,20 +71,22 @@ else
 fi
 
 # Boot tests print "PASS: name" / "FAIL: name" lines.  The boot test of
-# Debian's cloud kernel (linux.sh: 6-15 minutes per boot where ring 0 is
-# emulated) runs with `make check-linux` (MINIVMM_LINUX_TEST=1), against
+# Debian's cloud kernel (linux.sh, linux-serial.sh: 6-15 minutes per boot
+# where ring 0 is emulated) runs with `make check-linux`
+# (MINIVMM_LINUX_TEST=1), against
 # the normal build only; linux-kernel.sh (the kernel built for minivmm)
 # runs in both.
 if [ "${MINIVMM_LINUX_TEST:-0}" != 1 ]; then
-	SKIP_BOOT_TESTS="${SKIP_BOOT_TESTS:-} linux"
+	SKIP_BOOT_TESTS="${SKIP_BOOT_TESTS:-} linux linux-serial"
 fi
 for build in build build-asan; do
 	[ -x "$build/minivmm" ] || continue
 	for t in tests/boot/*.sh; do
-		case " lib linux-lib linux-init linux-vconsole-init linux-net-init share-init linux-crash-init ${SKIP_BOOT_TESTS:-} " in
+		case " lib linux-lib linux-init linux-vconsole-init linux-net-init share-init linux-crash-init linux-serial-init ${SKIP_BOOT_TESTS:-} " in
 		*" $(basename "$t" .sh) "*) continue ;;
 		esac
-		if [ "$build" = build-asan ] && [ "$(basename "$t")" = linux.sh ]; then
+		if [ "$build" = build-asan ] && { [ "$(basename "$t")" = linux.sh ] ||
+			[ "$(basename "$t")" = linux-serial.sh ]; }; then
 			continue
 		fi
 		log="$log_dir/$(basename "$t" .sh)-$build.log"
