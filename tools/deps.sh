@@ -10,7 +10,8 @@
 #           pkg-config), iasl (acpica-tools), the fuzzers (clang-14 and its
 #           libFuzzer), the boot tests (python3; busybox, cpio and
 #           e2fsprogs for the Linux initramfs and disk images; iproute2
-#           for the network namespaces), and qemu-system-x86 for the
+#           for the network namespaces; socat for the consoles on
+#           sockets and ptys), and qemu-system-x86 for the
 #           kvm-unit-tests and bench peers (`make check-kut`) and as the
 #           software CPU of the hardware-virtualization lane (tests/hw/)
 #   kernel  the Linux guest: its kernel built from linux-source-6.1
@@ -26,7 +27,7 @@ set -eu
 BUILD_PKGS="gcc make libc6-dev linux-libc-dev libfdt-dev libseccomp-dev
 libcjson-dev libcapstone-dev zlib1g-dev busybox-static cpio"
 TEST_PKGS="check pkg-config acpica-tools clang libclang-rt-14-dev python3
-busybox-static cpio e2fsprogs iproute2 qemu-system-x86"
+busybox-static cpio e2fsprogs iproute2 qemu-system-x86 socat"
 KERNEL_PKGS="linux-source-6.1 bc bison flex libelf-dev libssl-dev xz-utils
 lz4 busybox-static cpio"
 
