@@ -3,6 +3,8 @@
 MINIVMM=${MINIVMM:-build/minivmm}
 BUILD=${BUILD:-build}
 GUESTS=build/guests
+
+. "$(dirname "${BASH_SOURCE[0]}")/need-kvm.sh"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 

@@ -12,7 +12,7 @@
 #define MAX_MEMMAP	128	/* sanity bound on the entry count */
 #define USER_MAGIC	0x5a17c0deu
 #define LOOP_ITERS	1000000u
-#define MSR_FS_BASE	0xc0000100u
+#define MSR_EFER	0xc0000080u
 
 static volatile uint32_t user_value;
 
@@ -73,11 +73,14 @@ static void do_ud2(void *arg)
 	__asm__ volatile("ud2");
 }
 
-/* Non-canonical FS base: #GP on every implementation. */
+/* EFER with reserved bit 1 set: #GP on every implementation, and from
+ * KVM itself, which intercepts EFER writes on SVM, VMX and PVM alike.
+ * (A non-canonical FS base, the first choice, reaches the CPU directly
+ * under SVM, and QEMU's software CPU does not check it.) */
 static void do_bad_wrmsr(void *arg)
 {
 	(void)arg;
-	wrmsr(MSR_FS_BASE, 0x8000000000000000ull);
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | 1ull << 1);
 }
 
 static void user_store(void *arg)

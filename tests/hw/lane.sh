@@ -7,10 +7,11 @@
 # (polled every 2 s); one "@@ test TEST rc=R secs=S" line each on the
 # console; L1's kernel log at the end in
 # $L1_OUT/l1-dmesg.log.  check-hw.sh judges the logs.
-#   A test still running after limit seconds (default 900) gets rc 124:
-#   first every process's state and kernel wait channel, and the kernel
-#   stacks of minivmm's (ip's, ping's) threads, go to the end of its log
-#   (what it hung in), then its session is killed.
+#   A test still running after limit seconds (default 900) gets rc=limit
+#   (a word: a script's own status, 124 from a timeout inside it, is
+#   not this): first every process's state and kernel wait channel, and
+#   the kernel stacks of minivmm's (ip's, ping's) threads, go to the end
+#   of its log (what it hung in), then its session is killed.
 #   Processes a test leaves running are listed ("@@ leftover") and killed:
 #   they would slow every later test down.
 limit=900
@@ -78,12 +79,15 @@ for a; do
 			# When each check came, for the gaps between them.
 			n=$(grep -cE '^(PASS|FAIL): ' "$log")
 			[ "$n" = "$seen" ] || echo "$(up) $n" >>"$log.progress"
+			# check-hw.sh watches this: when it stops moving, L1
+			# itself has stopped (not a test: that has its limit).
+			up >"$L1_OUT/heartbeat"
 			seen=$n
 			if [ "$(echo "$(up) >= $end" | bc)" = 1 ]; then
 				snapshot_procs >>"$log"
 				/bin/kill -s TERM -- -$pid; sleep 5
 				/bin/kill -s KILL -- -$pid 2>/dev/null
-				rc=124
+				rc=limit
 				break
 			fi
 			sleep 2
