@@ -123,10 +123,11 @@ done
 # software CPU would take hours).  The list fits make check's time: in
 # L1 at load ~10 (2026-12-02) each took seconds (short, firmware,
 # foundation, console, emulate), 1-2 minutes (vconsole, nmi, syscall,
-# gdb) or 5-7 (pci, virtio); msr (14), robust and snapshot (each more than
-# 10) run with `make check-hw`.  MINIVMM_HW_LANE=0 skips the lane.
+# gdb, serial) or 5-7 (pci, virtio); msr (14), robust and snapshot (each
+# more than 10) run with `make check-hw`.  MINIVMM_HW_LANE=0 skips the
+# lane.
 HW_LANE_TESTS=${HW_LANE_TESTS:-"short firmware foundation console emulate
-vconsole nmi syscall gdb pci virtio"}
+vconsole nmi syscall gdb serial pci virtio"}
 if [ -e /dev/kvm ]; then
 	lane_args=(--short)
 	lane_name="hw-lane [short, real KVM]"
