@@ -3,9 +3,9 @@
 # payload is tests/guest/serial2.c), driven with socat: COM1 into a file;
 # COM2 (a second --serial) into a file, on the shared console, and on a
 # socket whose input reaches the guest, announced in the DSDT only when
-# it exists; COM1 on a unix socket (mode 0600) with input typed through
-# it, Ctrl-A passed to the guest as a byte, a client leaving and the next
-# one reconnecting; clients that flood input without reading, or leave
+# it exists, kept by a snapshot; COM1 on a unix socket (mode 0600) with
+# input typed through it, Ctrl-A passed to the guest as a byte, a client
+# leaving and the next one reconnecting; clients that flood input without reading, or leave
 # mid-output, never stop the guest; COM1 on a pty (its path on stderr)
 # read and typed on with socat; virtio-console on a socket; bad values
 # exit 2 with one line.
@@ -152,6 +152,28 @@ vm_status $n 0 '^serial2: 0 failure\(s\)$'
 has $n-hello $n.c1 '^com2: hello'
 has $n-echo $n.c1 '<7a><71>'
 lacks $n-not-com1 $n.c1 'com1'
+
+# A snapshot keeps COM2 (its UART's state with it): taken when the guest
+# waits for COM2 input, restored with COM2 on a socket instead of a file,
+# and the guest reads on there.  A restore cannot add a COM2 the snapshot
+# lacks.
+n=com2-snap
+vm $n 60 --kernel "$K" --serial stdio --serial "file:$TMP/$n.txt" \
+	--append "echo=2" --snapshot "$TMP/$n.snap" \
+	--snapshot-at "console:com2: ready"
+expect $n 0
+has $n-before $n.txt '^com2: ready'
+n=com2-restore
+vm_bg $n --restore "$TMP/com2-snap.snap" --serial stdio \
+	--serial "unix:$TMP/$n.sock"
+client $n 1 '' 'rq' '<71>'
+vm_status $n 0 '^serial2: 0 failure\(s\)$'
+has $n-echo $n.c1 '<72><71>'
+vm com1-snap 60 --kernel "$K" --append "echo=1" \
+	--snapshot "$TMP/com1.snap" --snapshot-at "console:com1: ready"
+expect com1-snap 0
+vm com2-refused 30 --restore "$TMP/com1.snap" --serial stdio --serial none
+expect com2-refused 2 '' "--serial \(a second one: COM2\) conflicts"
 
 # --- unix: COM1 on a socket ---------------------------------------------
 n=unix
