@@ -16,11 +16,45 @@ void acpi_pm_init(struct acpi_pm *pm, uint64_t (*now_ns)(void),
 		  void (*poweroff)(void *ctx), void *ctx)
 {
 	memset(pm, 0, sizeof(*pm));
+	pthread_mutex_init(&pm->lock, NULL);
 	pm->now_ns = now_ns;
 	pm->start_ns = now_ns();
 	pm->poweroff = poweroff;
 	pm->ctx = ctx;
 	pm->cnt = ACPI_PM1_SCI_EN;
+}
+
+/* Under the lock: the SCI follows the enabled status bits. */
+static void update_sci(struct acpi_pm *pm)
+{
+	bool level = (pm->cnt & ACPI_PM1_SCI_EN) &&
+		     (pm->sts & pm->en & ACPI_PM1_PWRBTN_STS);
+
+	if (level == pm->sci_level)
+		return;
+	pm->sci_level = level;
+	irq_set(&pm->sci, level);
+}
+
+void acpi_pm_set_sci(struct acpi_pm *pm, struct irq_line sci)
+{
+	pthread_mutex_lock(&pm->lock);
+	pm->sci = sci;
+	pm->sci_level = false;
+	update_sci(pm);
+	pthread_mutex_unlock(&pm->lock);
+}
+
+bool acpi_pm_power_button(struct acpi_pm *pm)
+{
+	bool enabled;
+
+	pthread_mutex_lock(&pm->lock);
+	pm->sts |= ACPI_PM1_PWRBTN_STS;
+	enabled = pm->en & ACPI_PM1_PWRBTN_EN;
+	update_sci(pm);
+	pthread_mutex_unlock(&pm->lock);
+	return enabled;
 }
 
 static uint32_t timer(const struct acpi_pm *pm)
@@ -47,9 +81,12 @@ static void image(const struct acpi_pm *pm, uint8_t img[ACPI_PM_REGS_LEN])
 
 static void pm_read(void *opaque, uint64_t off, uint8_t *data, uint32_t len)
 {
+	struct acpi_pm *pm = opaque;
 	uint8_t img[ACPI_PM_REGS_LEN];
 
-	image(opaque, img);
+	pthread_mutex_lock(&pm->lock);
+	image(pm, img);
+	pthread_mutex_unlock(&pm->lock);
 	for (uint32_t i = 0; i < len; i++)
 		data[i] = off + i < ACPI_PM_REGS_LEN ? img[off + i] : 0xff;
 }
@@ -76,14 +113,21 @@ static void pm_write(void *opaque, uint64_t off, const uint8_t *data,
 		     uint32_t len)
 {
 	struct acpi_pm *pm = opaque;
+	unsigned int typ = 0;
+	bool sleep;
 
+	pthread_mutex_lock(&pm->lock);
 	for (uint32_t i = 0; i < len && off + i < ACPI_PM_REGS_LEN; i++)
 		write_byte(pm, (unsigned int)(off + i), data[i]);
-	if (pm->cnt & ACPI_PM1_SLP_EN) {
-		unsigned int typ = (pm->cnt & SLP_TYP_MASK) >>
-				   ACPI_PM1_SLP_TYP_SHIFT;
-
-		pm->cnt &= (uint16_t)~ACPI_PM1_SLP_EN;	/* self-clearing */
+	update_sci(pm);
+	sleep = pm->cnt & ACPI_PM1_SLP_EN;
+	if (sleep) {
+		typ = (pm->cnt & SLP_TYP_MASK) >> ACPI_PM1_SLP_TYP_SHIFT;
+		pm->cnt &= (uint16_t)~ACPI_PM1_SLP_EN;	/* self-clears */
+	}
+	pthread_mutex_unlock(&pm->lock);
+	/* Unlocked: suspending takes its time and may read the registers. */
+	if (sleep) {
 		if (typ == ACPI_SLP_TYP_S5 && pm->poweroff)
 			pm->poweroff(pm->ctx);
 		else if (typ == ACPI_SLP_TYP_S3 && pm->suspend)
@@ -93,14 +137,16 @@ static void pm_write(void *opaque, uint64_t off, const uint8_t *data,
 
 void acpi_pm_woken(struct acpi_pm *pm, bool by_rtc)
 {
+	pthread_mutex_lock(&pm->lock);
 	pm->sts |= ACPI_PM1_WAK_STS;
 	if (by_rtc)
 		pm->sts |= ACPI_PM1_RTC_STS;
+	pthread_mutex_unlock(&pm->lock);
 }
 
 bool acpi_pm_rtc_wake(const struct acpi_pm *pm)
 {
-	return pm->en & ACPI_PM1_RTC_EN;
+	return __atomic_load_n(&pm->en, __ATOMIC_RELAXED) & ACPI_PM1_RTC_EN;
 }
 
 const struct bus_ops acpi_pm_ops = { .read = pm_read, .write = pm_write };
@@ -118,9 +164,12 @@ int acpi_pm_set_state(struct acpi_pm *pm, const struct acpi_pm_state *s)
 	if (s->reserved || !(s->cnt & ACPI_PM1_SCI_EN) ||
 	    (s->cnt & ACPI_PM1_SLP_EN))
 		return -1;
+	pthread_mutex_lock(&pm->lock);
 	pm->sts = s->sts;
 	pm->en = s->en;
 	pm->cnt = s->cnt;
+	update_sci(pm);
+	pthread_mutex_unlock(&pm->lock);
 	/* Modulo 2^64: timer() subtracts it back whatever the host clock. */
 	pm->start_ns = pm->now_ns() - s->elapsed_ns;
 	return 0;

@@ -4,16 +4,20 @@
  * firmware/lib/abi.h, bits in firmware/lib/acpi_build.h): PM1a event
  * (status/enable), PM1a control (S5 sleep = power off, S3 = suspend to
  * RAM) and the 3.579545 MHz PM timer.  "Always in ACPI mode": SCI_EN
- * reads as 1 and no SCI is ever raised.  What suspending means is the
+ * reads as 1.  The fixed power button (acpi_pm_power_button) sets
+ * PWRBTN_STS; the SCI line is high while a status bit the guest enabled
+ * (PWRBTN only) is set.  What suspending means is the
  * VMM's business (the suspend callback, which returns once the machine
  * has woken up); it then sets the wake status with acpi_pm_woken().
  */
 #ifndef MINIVMM_ACPI_PM_H
 #define MINIVMM_ACPI_PM_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "devices/irq.h"
 #include "vmm/bus.h"
 
 /* The registers, by offset from the block's first port (PM1a_EVT). */
@@ -24,7 +28,10 @@
 #define ACPI_PM_REGS_LEN	0xc
 
 struct acpi_pm {
+	pthread_mutex_t lock;		/* sts, en: guest and QMP threads */
 	uint16_t sts, en, cnt;
+	struct irq_line sci;		/* none until acpi_pm_set_sci */
+	bool sci_level;
 	uint64_t start_ns;		/* PM timer epoch */
 	uint64_t (*now_ns)(void);	/* host clock (a fake in tests) */
 	void (*poweroff)(void *ctx);	/* guest entered S5 */
@@ -34,6 +41,12 @@ struct acpi_pm {
 
 void acpi_pm_init(struct acpi_pm *pm, uint64_t (*now_ns)(void),
 		  void (*poweroff)(void *ctx), void *ctx);
+
+/* The SCI's line (GSI 9, firmware/lib/abi.h). */
+void acpi_pm_set_sci(struct acpi_pm *pm, struct irq_line sci);
+/* The power button is pressed: PWRBTN_STS, and the SCI if the guest
+ * enabled it.  Returns whether PWRBTN_EN was set. */
+bool acpi_pm_power_button(struct acpi_pm *pm);
 
 /* After a wake from S3: WAK_STS, and RTC_STS if the RTC woke it. */
 void acpi_pm_woken(struct acpi_pm *pm, bool by_rtc);

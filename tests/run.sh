@@ -123,11 +123,11 @@ done
 # software CPU would take hours).  The list fits make check's time: in
 # L1 at load ~10 (2026-12-02) each took seconds (short, firmware,
 # foundation, console, emulate), 1-2 minutes (vconsole, nmi, syscall,
-# gdb, serial) or 5-7 (pci, virtio); msr (14), robust and snapshot (each
-# more than 10) run with `make check-hw`.  MINIVMM_HW_LANE=0 skips the
-# lane.
+# gdb, serial), 4-5 (qmp) or 5-7 (pci, virtio); msr (14), robust and
+# snapshot (each more than 10) run with `make check-hw`.
+# MINIVMM_HW_LANE=0 skips the lane.
 HW_LANE_TESTS=${HW_LANE_TESTS:-"short firmware foundation console emulate
-vconsole nmi syscall gdb serial pci virtio"}
+vconsole nmi syscall gdb serial pci virtio qmp"}
 if [ -e /dev/kvm ]; then
 	lane_args=(--short)
 	lane_name="hw-lane [short, real KVM]"
@@ -168,7 +168,7 @@ fi
 # then fuzzes for a few seconds (tests/fuzz/fuzz.mk).
 if [ -x build-fuzz/fuzz_pci ]; then
 	for t in pci xen_ports uart msr_policy loader fdt virtq net snapshot \
-		manifest xfail insn vhost_user gdb; do
+		manifest xfail insn vhost_user gdb qmp; do
 		log="$log_dir/fuzz-$t.log"
 		if make --no-print-directory -s "fuzz-$t" \
 			FUZZ_SECONDS="${FUZZ_SMOKE_SECONDS:-5}" >"$log" 2>&1; then

@@ -6,6 +6,7 @@
 #include "vmm/host/host.h"
 #include "vmm/machine/machine.h"
 #include "vmm/msr/vm.h"
+#include "vmm/qmp/ctl.h"
 #include "vmm/machine/pci_vm.h"
 #include "vmm/run/run.h"
 #include "vmm/run/cmd.h"
@@ -81,6 +82,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && (!strcmp(argv[1], "bench") ||
 			 !strcmp(argv[1], "test")))
 		return run_tool(argv[1], argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "ctl"))
+		return qmp_ctl_main(argc - 1, argv + 1);
 	cli_defaults(&cfg);
 	switch (cli_parse(&cfg, argc, argv)) {
 	case CLI_EXIT_OK:

@@ -100,6 +100,7 @@ static void *vcpu_thread(void *arg)
 	sigset_t set;
 
 	self = v;
+	__atomic_store_n(&v->tid, (long)gettid(), __ATOMIC_RELAXED);
 	sigemptyset(&set);
 	sigaddset(&set, VCPU_KICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);

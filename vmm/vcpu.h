@@ -25,6 +25,7 @@ struct vcpu {
 	size_t run_size;
 	const struct vcpu_exits *exits;
 	pthread_t thread;
+	long tid;		/* its host thread id, once started */
 	bool started;
 };
 

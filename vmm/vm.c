@@ -55,3 +55,9 @@ void vm_stop_from_vcpu(void *ctx, struct vcpu *v, int status, bool report,
 	vcpu_report_failure(v, &vm->mem, why);
 	vm_stop(vm, status, NULL);
 }
+
+void vm_event(struct vm *vm, const char *name, const char *data)
+{
+	if (vm->events.emit)
+		vm->events.emit(vm->events.ctx, name, data);
+}

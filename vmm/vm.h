@@ -38,7 +38,16 @@ struct virtio_vm;
 struct platform;
 struct snapshot;
 struct gdb_stub;
+struct qmp_server;
 struct uart;
+
+/* Where run events go (the QMP socket's clients): name is a QMP event
+ * name, data a JSON object's text or NULL.  emit NULL: nobody listens.
+ * Called from any thread. */
+struct vm_event_sink {
+	void (*emit)(void *ctx, const char *name, const char *data);
+	void *ctx;
+};
 
 struct vm {
 	const struct vmm_config *cfg;
@@ -70,6 +79,8 @@ struct vm {
 	struct snap_registry snap_reg;	/* what snapshots hold */
 	struct snapshot *snap;	/* snapshot/snapshot.c */
 	struct gdb_stub *gdb;	/* gdb/server.c; NULL: no --gdb */
+	struct qmp_server *qmp;	/* qmp/server.c; NULL: no --qmp */
+	struct vm_event_sink events;	/* who hears run events (QMP) */
 	struct payload payload;
 	struct rom rom;
 	struct vcpu *vcpus;
@@ -87,6 +98,9 @@ struct vm {
  * (printf-style, may be NULL) on stderr.  Safe from any vCPU thread. */
 void vm_stop(struct vm *vm, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Tells the event sink (if any) that event name happened. */
+void vm_event(struct vm *vm, const char *name, const char *data);
 
 /* The vCPU loops' stop callback (struct vcpu_exits): the failure report
  * for v when asked, then vm_stop. */

@@ -24,7 +24,7 @@
 #define ABI_RTC_IRQ		8
 
 /* ACPI PM block, as the FADT describes it: PM1a event (status, enable),
- * PM1a control, PM timer; the SCI (never raised: "always ACPI mode"). */
+ * PM1a control, PM timer; the SCI (raised for the power button only). */
 #define ABI_ACPI_PM_PORT	0x600
 #define ABI_ACPI_PM_PORTS_LEN	0x0c	/* 0x600..0x60b */
 #define ABI_ACPI_PM1A_EVT_PORT	ABI_ACPI_PM_PORT

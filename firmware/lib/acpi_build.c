@@ -45,10 +45,10 @@
 #define EISA_PNP0B00	0x000bd041u
 #define EISA_PNP0501	0x0105d041u
 
-/* FADT flags: WBINVD, PROC_C1, no fixed power/sleep button, 32-bit
- * PM timer. */
-#define FADT_FLAGS	((1u << 0) | (1u << 2) | (1u << 4) | (1u << 5) | \
-			 (1u << 8))
+/* FADT flags: WBINVD, PROC_C1, no fixed sleep button, 32-bit PM timer.
+ * PWR_BUTTON (bit 4) clear: the power button is the fixed one in PM1
+ * (QMP's system_powerdown presses it). */
+#define FADT_FLAGS	((1u << 0) | (1u << 2) | (1u << 5) | (1u << 8))
 #define GAS_SYSTEM_IO	1
 #define GAS_ACCESS_WORD	2
 #define GAS_ACCESS_DWORD 3

@@ -17,7 +17,10 @@
  *                 Bit 0 (SCI_EN) reads as 1.
  *       PM_TMR    0x608, 4 bytes: free-running 32-bit counter at
  *                 3.579545 MHz (FADT TMR_VAL_EXT is set).
- *     No GPE block, no PM1b/PM2, no fixed power/sleep buttons.
+ *     The fixed power button: PWRBTN_STS (bit 8 of PM1_STS) set when
+ *     it is pressed; with PWRBTN_EN (bit 8 of PM1_EN) the SCI is raised
+ *     while the status is set.  No GPE block, no PM1b/PM2, no fixed
+ *     sleep button.
  *   - SCI: ISA IRQ 9 = GSI 9, level-triggered, active-high (MADT override).
  *   - ISA IRQ 0 (PIT) is GSI 2 (MADT override); other ISA IRQs map 1:1.
  *   - One IOAPIC, id 0, GSI base 0; LAPIC ids 0..ncpus-1, UID = id.
@@ -44,6 +47,8 @@
 #define ACPI_PM1_RTC_STS	(1u << 10)
 #define ACPI_PM1_WAK_STS	(1u << 15)
 #define ACPI_PM1_RTC_EN		(1u << 10)	/* in PM1_EN */
+#define ACPI_PM1_PWRBTN_STS	(1u << 8)
+#define ACPI_PM1_PWRBTN_EN	(1u << 8)	/* in PM1_EN */
 #define ACPI_RTC_CENTURY	0x32	/* CMOS index, FADT CENTURY */
 #define ACPI_PM1_SCI_EN		(1u << 0)
 #define ACPI_PM1_SLP_TYP_SHIFT	10

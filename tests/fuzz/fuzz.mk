@@ -14,7 +14,7 @@
 #   make fuzz-<target>   one target (pci, xen_ports, uart, msr_policy, net,
 #                        loader, fdt, virtq, snapshot, manifest, xfail,
 #                        insn, vhost_user,
-#                        gdb) for
+#                        gdb, qmp) for
 #                        FUZZ_SECONDS
 #
 # Committed seeds: tests/fuzz/corpus/<target>/; every input that once
@@ -25,7 +25,7 @@ FUZZ_BUILD	?= build-fuzz
 FUZZ_SECONDS	?= 60
 FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_TARGETS	:= pci xen_ports uart msr_policy loader fdt virtq net snapshot \
-		   manifest xfail insn vhost_user gdb
+		   manifest xfail insn vhost_user gdb qmp
 
 FUZZ_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		   -fno-omit-frame-pointer

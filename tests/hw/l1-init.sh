@@ -36,6 +36,15 @@ echo "@@ kvm_amd $(for f in npt nested; do
 
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose \
 	host /host || echo "@@ 9p: cannot mount the host's /"
+# A writable /tmp that still shows the host's: a checkout (or the output
+# folder) under /tmp, as a CI runner's may be, stays visible; what L1
+# writes there stays in L1's RAM.
+mkdir -p /ovl
+mount -t tmpfs -o size=75% tmpfs /ovl
+mkdir -p /ovl/up /ovl/work
+mount -t overlay overlay -o lowerdir=/host/tmp,upperdir=/ovl/up,workdir=/ovl/work \
+	/host/tmp || { echo "@@ overlay: /tmp is L1's own"; mount -t tmpfs \
+	-o size=75% tmpfs /host/tmp; }
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "/host$out" ||
 	echo "@@ 9p: cannot mount $out"
 mkdir -p /dev/pts /dev/shm
@@ -44,7 +53,6 @@ mount -t devpts devpts /host/dev/pts
 mount -t tmpfs tmpfs /host/dev/shm
 mount -t proc proc /host/proc
 mount -t sysfs sys /host/sys
-mount -t tmpfs -o size=75% tmpfs /host/tmp
 mount -t tmpfs tmpfs /host/run
 mkdir -p "/host$out/home"
 echo "@@ L1 ready at $(cut -d' ' -f1 /proc/uptime) s"

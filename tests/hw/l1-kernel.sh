@@ -21,8 +21,8 @@ die() { echo "l1-kernel: $*" >&2; exit "${2:-1}"; }
 
 META=linux-image-amd64
 # What L1 needs: KVM (AMD; Intel's for when QEMU's software CPU offers
-# VMX), the 9p shares, tun for the network tests.
-MODULES="kvm_amd kvm_intel 9p 9pnet_virtio virtio_pci tun"
+# VMX), the 9p shares, tun for the network tests, overlay for L1's /tmp.
+MODULES="kvm_amd kvm_intel 9p 9pnet_virtio virtio_pci tun overlay"
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${MINIVMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/minivmm}/l1
 

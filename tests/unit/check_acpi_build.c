@@ -130,6 +130,9 @@ START_TEST(test_fadt)
 	ck_assert_uint_eq(le_get(f + 212, 8), ABI_ACPI_PM_TMR_PORT);
 	ck_assert_uint_eq(le_get(f + 109, 2), ACPI_BOOT_NO_VGA);
 	ck_assert_uint_eq(le_get(f + 112, 4) & (1u << 20), 0); /* !HW_REDUCED */
+	/* The fixed power button (QMP's system_powerdown), no sleep one. */
+	ck_assert_uint_eq(le_get(f + 112, 4) & (1u << 4), 0);
+	ck_assert_uint_ne(le_get(f + 112, 4) & (1u << 5), 0);
 }
 END_TEST
 

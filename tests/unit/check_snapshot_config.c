@@ -45,7 +45,7 @@ static const char *const run[] = {
 	"dump-acpi", "coalesced-pio",
 	"no-sandbox", "msr-policy-check", "snapshot", "snapshot-at",
 	"snapshot-continue", "restore", "restore-verify", "append-env",
-	"stall-timeout", "gdb", "help", "version",
+	"stall-timeout", "gdb", "qmp", "help", "version",
 	"serial",	/* but a second one adds COM2: machine_com2 */
 };
 

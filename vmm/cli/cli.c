@@ -22,7 +22,7 @@ enum long_only {
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
 	OPT_VERBOSE, OPT_FS, OPT_SHARE, OPT_PVPANIC, OPT_CMD, OPT_STALL_TIMEOUT,
-	OPT_GDB, OPT_SERIAL, OPT_VIRTIO_CONSOLE,
+	OPT_GDB, OPT_QMP, OPT_SERIAL, OPT_VIRTIO_CONSOLE,
 };
 
 static const struct option options[] = {
@@ -72,6 +72,7 @@ static const struct option options[] = {
 	{ "restore-verify", no_argument,   NULL, OPT_RESTORE_VERIFY },
 	{ "append-env",	required_argument, NULL, OPT_APPEND_ENV },
 	{ "gdb",	required_argument, NULL, OPT_GDB },
+	{ "qmp",	required_argument, NULL, OPT_QMP },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -460,6 +461,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_TIMING: cfg->timing = true; return 0;
 	case OPT_VERBOSE: cfg->verbose = true; return 0;
 	case OPT_GDB: return parse_listen(&cfg->gdb, "--gdb", v, gdb_opts);
+	case OPT_QMP: return parse_listen(&cfg->qmp, "--qmp", v, NULL);
 	case OPT_SERIAL:
 	case OPT_VIRTIO_CONSOLE: return parse_serial(cfg, c, v);
 	case OPT_MSR_POLICY: cfg->msr_policy = v; return 0;

@@ -114,6 +114,7 @@ struct vmm_config {
 	bool pci_testdev;		/* --pci-testdev on */
 	const char *cpuid;		/* --cpuid +flag,-flag,... */
 	const char *gdb;		/* --gdb ADDR[,wait] */
+	const char *qmp;		/* --qmp ADDR: the control socket */
 	/* Snapshots (docs/snapshot.md) */
 	const char *snapshot;		/* --snapshot FILE */
 	enum snap_at snapshot_at;

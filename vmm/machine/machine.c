@@ -8,6 +8,7 @@
 #include "vmm/boot/fdt.h"
 #include "vmm/boot/linux.h"
 #include "vmm/gdb/gdb.h"
+#include "vmm/qmp/qmp.h"
 #include "vmm/x86/cpuid.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/host/host.h"
@@ -82,6 +83,8 @@ static int reserve_in_kernel(struct vm *vm)
 
 static void on_reset(void *ctx)
 {
+	vm_event(ctx, "RESET",
+		 "{\"guest\": true, \"reason\": \"guest-reset\"}");
 	vm_stop(ctx, EXIT_GUEST_RESET, "guest reset the machine (8042 "
 		"command 0xfe)");
 }
@@ -137,6 +140,7 @@ static int add_devices(struct vm *vm)
 	vm->progress_port = (struct debug_port){ on_progress, vm };
 	acpi_pm_init(&vm->acpi_pm, timing_now_ns, on_poweroff, vm);
 	vm->acpi_pm.suspend = suspend_to_ram;
+	acpi_pm_set_sci(&vm->acpi_pm, gsi_line(&vm->gsi, ABI_ACPI_SCI_IRQ));
 	vm->reset_port = (struct i8042_reset){ on_reset, vm };
 	if (!vm->uart ||
 	    bus_register(&vm->pio, ABI_UART_PORT, UART_NR_PORTS, &uart_ops,
@@ -436,7 +440,8 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 		goto fail;
 	syscall_fix_note(vm);
 	stats_add_reporter(&vm->stats, host_stats_reporter(h));
-	if (snapshot_setup(vm, &usage) < 0 || gdb_setup(vm, &usage) < 0) {
+	if (snapshot_setup(vm, &usage) < 0 || gdb_setup(vm, &usage) < 0 ||
+	    qmp_setup(vm, &usage) < 0) {
 		*status = usage ? EXIT_USAGE : EXIT_VMM_ERROR;
 		goto fail;
 	}
@@ -451,6 +456,7 @@ void vm_destroy(struct vm *vm)
 {
 	if (!vm)
 		return;
+	qmp_finish(vm);
 	gdb_finish(vm);
 	snapshot_destroy(vm);
 	snap_registry_free(&vm->snap_reg);

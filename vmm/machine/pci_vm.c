@@ -66,6 +66,12 @@ static int add_pci_testdev(struct pci_vm *p)
  * nobody. */
 static void on_panic(void *ctx, uint8_t events)
 {
+	/* QMP's names; the run ends, so QEMU's word for that: poweroff. */
+	if (events & PVPANIC_PANICKED)
+		vm_event(ctx, "GUEST_PANICKED", "{\"action\": \"poweroff\"}");
+	if (events & PVPANIC_CRASH_LOADED)
+		vm_event(ctx, "GUEST_CRASHLOADED",
+			 "{\"action\": \"poweroff\"}");
 	vm_stop(ctx, EXIT_GUEST_PANIC, "guest panicked (pvpanic event%s%s)",
 		events & PVPANIC_PANICKED ? " panicked" : "",
 		events & PVPANIC_CRASH_LOADED ? " crash-loaded" : "");

@@ -418,6 +418,83 @@ int msr_vm_install(struct vm *vm)
 	return 0;
 }
 
+/* --- run-time flags (QMP) ------------------------------------------- */
+
+static void set_flag(uint8_t *flags, uint8_t bit, int on)
+{
+	if (on > 0)
+		*flags |= bit;
+	else if (!on)
+		*flags &= (uint8_t)~bit;
+}
+
+static void set_entry(struct msr_entry *e, int log, int count)
+{
+	set_flag(&e->flags, MSR_F_LOG, log);
+	set_flag(&e->flags, MSR_F_COUNT, count);
+}
+
+/* KVM takes a new filter at any time (every vCPU reloads it); the exit
+ * mask only grows, so no access that exited stops being answered. */
+static int reinstall(struct msr_vm *m, struct msr_filter *f, char *err,
+		     size_t errlen)
+{
+	struct vm *vm = m->vm;
+	bool exits = f->exits || m->filter.exits;
+	struct msr_filter old = m->filter;
+
+	f->exits = exits;
+	if (enable_exits(vm, f) < 0 ||
+	    ((msr_filter_needed(f) || msr_filter_needed(&old)) &&
+	     ioctl(vm->kvm.vm_fd, KVM_X86_SET_MSR_FILTER, &f->kvm) < 0)) {
+		snprintf(err, errlen, "KVM_X86_SET_MSR_FILTER: %s",
+			 strerror(errno));
+		return -1;
+	}
+	m->filter = *f;
+	msr_filter_free(&old);
+	return 0;
+}
+
+int msr_vm_set_flags(struct vm *vm, int log, int count, bool *log_now,
+		     bool *count_now, char *err, size_t errlen)
+{
+	struct msr_vm *m = vm->msr_state;
+	struct msr_policy *p = &m->policy;
+	struct msr_policy saved = *p;
+	struct msr_span *spans = malloc((p->nspans ? p->nspans : 1) *
+					sizeof(*spans));
+	struct msr_filter f;
+
+	if (!spans) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(spans, p->spans, p->nspans * sizeof(*spans));
+	set_entry(&p->def, log, count);
+	for (size_t i = 0; i < p->nspans; i++) {
+		/* x2APIC rules can only be plain allows (filter.h). */
+		if (p->spans[i].first >= MSR_X2APIC_FIRST &&
+		    p->spans[i].last <= MSR_X2APIC_LAST)
+			continue;
+		set_entry(&p->spans[i].e[MSR_READ], log, count);
+		set_entry(&p->spans[i].e[MSR_WRITE], log, count);
+	}
+	if (msr_filter_compile_watch(&f, p, vm->msr_observer.watch,
+				     vm->msr_observer.nwatch, err, errlen) ||
+	    reinstall(m, &f, err, errlen)) {
+		msr_filter_free(&f);	/* never installed */
+		memcpy(p->spans, spans, p->nspans * sizeof(*spans));
+		p->def = saved.def;
+		free(spans);
+		return -1;
+	}
+	free(spans);
+	*log_now = p->def.flags & MSR_F_LOG;
+	*count_now = p->def.flags & MSR_F_COUNT;
+	return 0;
+}
+
 void msr_vm_destroy(struct vm *vm)
 {
 	struct msr_vm *m = vm->msr_state;

@@ -7,6 +7,8 @@
 #ifndef MINIVMM_MSR_VM_H
 #define MINIVMM_MSR_VM_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "vmm/cli/cli.h"
@@ -34,5 +36,13 @@ int msr_vm_prepare(struct vm *vm);
  * vCPUs exist).  0, or -1 after printing why (a host error). */
 int msr_vm_install(struct vm *vm);
 void msr_vm_destroy(struct vm *vm);
+
+/* While the vCPUs are paused (QMP): sets (1), clears (0) or keeps (-1)
+ * the log and count modifiers on every rule (x2APIC ones excepted) and
+ * on the default, and installs the filter that follows.  *log_now and
+ * *count_now: the default's flags after.  0, or -1 with one line in err
+ * (nothing changed: the table would need more ranges than KVM has). */
+int msr_vm_set_flags(struct vm *vm, int log, int count, bool *log_now,
+		     bool *count_now, char *err, size_t errlen);
 
 #endif

@@ -101,8 +101,9 @@ static int open_unix(const struct listen_addr *a, char *err, size_t errlen)
 	if (fd < 0)
 		goto fail;
 	strcpy(sa.sun_path, a->path);
-	/* Only the owner may connect: the socket controls the VM. */
-	old = umask(0077);
+	/* Only the owner may connect: the socket controls the VM.  Mode
+	 * 0600 (a socket needs write permission only to connect). */
+	old = umask(0177);
 	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
 	if (rc < 0 || listen(fd, 4) < 0)

@@ -116,6 +116,16 @@ void vm_pause_let_run(struct vm_pause *p, unsigned int id, bool run)
 	pthread_mutex_unlock(&p->lock);
 }
 
+unsigned int vm_pause_holds(struct vm_pause *p)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&p->lock);
+	n = p->holds;
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
 bool vm_pause_is_parked(struct vm_pause *p, unsigned int id)
 {
 	bool r;

@@ -48,6 +48,8 @@ void vm_pause_release(struct vm_pause *p);
 /* While held: lets vCPU id run (run) or parks it again at its next loop
  * turn (!run; from its own thread after its step, say). */
 void vm_pause_let_run(struct vm_pause *p, unsigned int id, bool run);
+/* How many holds are taken now (0: the vCPUs run). */
+unsigned int vm_pause_holds(struct vm_pause *p);
 /* True if vCPU id is parked now. */
 bool vm_pause_is_parked(struct vm_pause *p, unsigned int id);
 /* Wakes every parked vCPU to look at stopping (the run ends). */

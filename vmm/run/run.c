@@ -4,6 +4,7 @@
  * input to feed to the guest's console device. */
 #include "vmm/run/run.h"
 #include "vmm/gdb/gdb.h"
+#include "vmm/qmp/qmp.h"
 #include "vmm/run/exit_status.h"
 #include "vmm/run/report.h"
 #include "vmm/boot/elf_syms.h"
@@ -207,6 +208,8 @@ int vm_run(struct vm *vm)
 		deadline = timing_now_ns() + (uint64_t)(vm->cfg->timeout * 1e9);
 	if (gdb_start(vm) < 0)
 		vm_stop(vm, EXIT_VMM_ERROR, "cannot start the gdb stub");
+	if (qmp_start(vm) < 0)
+		vm_stop(vm, EXIT_VMM_ERROR, "cannot start the QMP server");
 	timing_event(&vm->timing, "vCPUs started");
 	for (unsigned int i = 0; i < vm->ncpus; i++) {
 		if (vcpu_start(&vm->vcpus[i]) < 0) {
@@ -221,6 +224,7 @@ int vm_run(struct vm *vm)
 	for (unsigned int i = 0; i < vm->ncpus; i++)
 		vcpu_join(&vm->vcpus[i]);
 	gdb_finish(vm);		/* gdb hears the exit status */
+	qmp_finish(vm);		/* QMP clients hear SHUTDOWN */
 	/* A run cut short (by the timeout, or a signal: an outer time
 	 * limit) says where the guest was (a hang, a slow boot). */
 	for (unsigned int i = 0; (vm->exit_status == EXIT_TIMEOUT ||

@@ -104,6 +104,10 @@ static const int control_calls[] = {
 	SCMP_SYS(shutdown),
 	SCMP_SYS(unlink),	/* a unix socket's file, at the end */
 };
+/* QMP's x-minivmm-msr-flags: a new MSR filter and exit mask. */
+static const unsigned long qmp_ioctls[] = {
+	KVM_ENABLE_CAP, KVM_X86_SET_MSR_FILTER,
+};
 /* gdb: writing the FPU registers, re-injecting the guest's own #BP/#DB. */
 static const unsigned long gdb_ioctls[] = { KVM_SET_FPU };
 /* virtio-net: the tap's receive offloads follow what each driver accepts
@@ -247,6 +251,30 @@ static bool socket_console(const struct vmm_config *cfg)
 	return cfg->vconsole_given && cfg->vconsole.kind == SERIAL_UNIX;
 }
 
+#define N(a)	(sizeof(a) / sizeof(a[0]))
+
+/* What the options in use need. */
+static int add_optional(scmp_filter_ctx ctx, const struct vmm_config *cfg)
+{
+	bool control = cfg->gdb || cfg->qmp || socket_console(cfg);
+	/* QMP's x-minivmm-snapshot writes snapshots too. */
+	bool snapshots = cfg->snapshot || cfg->qmp;
+
+	if ((cfg->stats_json && ALLOW_ALL(ctx, stats_json_calls) < 0) ||
+	    (cfg->dump_acpi && ALLOW_ALL(ctx, dump_acpi_calls) < 0) ||
+	    (cfg->ndisks && ALLOW_ALL(ctx, disk_calls) < 0) ||
+	    (cfg->nnets && allow_ioctls(ctx, net_ioctls, 1) < 0) ||
+	    (cfg->nfs && ALLOW_ALL(ctx, fs_calls) < 0) ||
+	    (control && ALLOW_ALL(ctx, control_calls) < 0) ||
+	    (cfg->gdb && allow_ioctls(ctx, gdb_ioctls, 1) < 0) ||
+	    (cfg->qmp && allow_ioctls(ctx, qmp_ioctls, N(qmp_ioctls)) < 0) ||
+	    (snapshots && (ALLOW_ALL(ctx, snapshot_calls) < 0 ||
+			   allow_ioctls(ctx, snapshot_ioctls,
+					N(snapshot_ioctls)) < 0)))
+		return -1;
+	return 0;
+}
+
 static scmp_filter_ctx build(const struct vmm_config *cfg)
 {
 	/* For developers: log (kernel audit log) instead of stopping. */
@@ -258,18 +286,7 @@ static scmp_filter_ctx build(const struct vmm_config *cfg)
 		return NULL;
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1) < 0 ||
 	    ALLOW_ALL(ctx, always) < 0 || add_narrow(ctx) < 0 ||
-	    (cfg->stats_json && ALLOW_ALL(ctx, stats_json_calls) < 0) ||
-	    (cfg->dump_acpi && ALLOW_ALL(ctx, dump_acpi_calls) < 0) ||
-	    (cfg->ndisks && ALLOW_ALL(ctx, disk_calls) < 0) ||
-	    (cfg->nnets && allow_ioctls(ctx, net_ioctls, 1) < 0) ||
-	    (cfg->nfs && ALLOW_ALL(ctx, fs_calls) < 0) ||
-	    ((cfg->gdb || socket_console(cfg)) &&
-	     ALLOW_ALL(ctx, control_calls) < 0) ||
-	    (cfg->gdb && allow_ioctls(ctx, gdb_ioctls, 1) < 0) ||
-	    (cfg->snapshot && (ALLOW_ALL(ctx, snapshot_calls) < 0 ||
-			       allow_ioctls(ctx, snapshot_ioctls,
-					    sizeof(snapshot_ioctls) /
-					    sizeof(snapshot_ioctls[0])) < 0))) {
+	    add_optional(ctx, cfg) < 0) {
 		seccomp_release(ctx);
 		return NULL;
 	}

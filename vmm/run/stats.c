@@ -75,7 +75,7 @@ void stats_print(struct stats *s, FILE *out)
 	fflush(out);
 }
 
-static cJSON *build_json(struct stats *s, int exit_status)
+cJSON *stats_build_json(struct stats *s, int exit_status)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON *ex = cJSON_AddObjectToObject(root, "exits");
@@ -98,7 +98,7 @@ static cJSON *build_json(struct stats *s, int exit_status)
 
 int stats_write_json(struct stats *s, const char *path, int exit_status)
 {
-	cJSON *root = build_json(s, exit_status);
+	cJSON *root = stats_build_json(s, exit_status);
 	char *text = cJSON_Print(root);
 	size_t plen = strlen(path);
 	char *tmp = malloc(plen + 16);

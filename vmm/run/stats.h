@@ -48,6 +48,9 @@ void stats_count_exit(struct stats *s, unsigned int cpu, uint32_t reason);
 uint64_t stats_exits(struct stats *s, uint32_t reason);
 int stats_add_reporter(struct stats *s, struct stats_reporter r);
 void stats_print(struct stats *s, FILE *out);
+/* The --stats-json object (the caller frees it with cJSON_Delete), or
+ * NULL (no memory). */
+struct cJSON *stats_build_json(struct stats *s, int exit_status);
 /* Writes path atomically (temp file + rename).  0 or -1. */
 int stats_write_json(struct stats *s, const char *path, int exit_status);
 

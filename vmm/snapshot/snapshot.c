@@ -38,6 +38,7 @@ struct snapshot {
 					 * not written to the console yet */
 	uint32_t generation, taken;
 	uint32_t xsave_size;
+	bool meta_ok;			/* this KVM can save snapshots */
 };
 
 /* --- triggers ------------------------------------------------------------- */
@@ -138,7 +139,10 @@ static int collect(struct vm *vm, struct snap_out *out, struct snap_buf *b,
 	return 0;
 }
 
-static int write_snapshot(struct vm *vm, struct snap_write_stats *st)
+/* Writes the snapshot into fd (the temp file tmp), renamed to path;
+ * closes fd and removes tmp on failure. */
+static int write_snapshot(struct vm *vm, int fd, const char *tmp,
+			  const char *path, struct snap_write_stats *st)
 {
 	struct snapshot *s = vm->snap;
 	struct snap_registry *r = &vm->snap_reg;
@@ -151,8 +155,8 @@ static int write_snapshot(struct vm *vm, struct snap_write_stats *st)
 	/* Devices stay quiet until guest memory is in the file too: their
 	 * work writes guest RAM. */
 	if (out && b && snap_quiesce_all(r) == 0 && !collect(vm, out, b, &n)) {
-		if (snap_file_write(s->tmp_fd, s->tmp, vm->cfg->snapshot, out,
-				    n, s->pagemap_fd, st, err, sizeof(err)))
+		if (snap_file_write(fd, tmp, path, out, n, s->pagemap_fd, st,
+				    err, sizeof(err)))
 			fprintf(stderr, "minivmm: snapshot: %s\n", err);
 		else
 			rc = 0;
@@ -162,18 +166,17 @@ static int write_snapshot(struct vm *vm, struct snap_write_stats *st)
 		snap_buf_free(&b[i]);
 	free(b);
 	free(out);
-	close(s->tmp_fd);
-	s->tmp_fd = -1;
+	close(fd);
 	if (rc < 0)
-		unlink(s->tmp);
+		unlink(tmp);
 	return rc;
 }
 
-static void report(struct vm *vm, const struct snap_write_stats *st,
-		   uint64_t t0)
+static void report(struct vm *vm, const char *path,
+		   const struct snap_write_stats *st, uint64_t t0)
 {
 	fprintf(stderr, "minivmm: snapshot written to %s (%s): %.1f MiB, "
-		"%.1f MiB of data, %.1f ms\n", vm->cfg->snapshot,
+		"%.1f MiB of data, %.1f ms\n", path,
 		vm->snap->why, st->file_size / 1048576.0,
 		st->data_bytes / 1048576.0,
 		(timing_now_ns() - t0) / 1e6);
@@ -207,11 +210,13 @@ static void take(struct vm *vm)
 	/* Writes a parked vCPU made without an exit (CF8) are state too. */
 	coalesced_drain(&vm->coalesced);
 	console_flush(&vm->console);
-	ok = s->tmp_fd >= 0 && write_snapshot(vm, &st) == 0;
+	ok = s->tmp_fd >= 0 && write_snapshot(vm, s->tmp_fd, s->tmp,
+					      vm->cfg->snapshot, &st) == 0;
+	s->tmp_fd = -1;
 	timing_event(&vm->timing, "snapshot written");
 	if (ok) {
 		s->taken++;
-		report(vm, &st, t0);
+		report(vm, vm->cfg->snapshot, &st, t0);
 	}
 	snapctl_set(&s->ctl, SNAPCTL_REG_STATUS, ok ? SNAPCTL_TAKEN :
 		    SNAPCTL_FAILED);
@@ -225,6 +230,56 @@ static void take(struct vm *vm)
 		next_tmp(vm);
 	__atomic_store_n(&s->requested, false, __ATOMIC_SEQ_CST);
 	vm_pause_release(&vm->pause);
+}
+
+int snapshot_take_file(struct vm *vm, const char *path, bool go_on,
+		       char *err, size_t errlen)
+{
+	struct snapshot *s = vm->snap;
+	struct snap_write_stats st;
+	uint64_t t0 = timing_now_ns();
+	char tmp[PATH_MAX], why[SNAP_ERR_MAX];
+	int fd, rc = -1;
+
+	if (!s || !s->meta_ok) {
+		snprintf(err, errlen, "this host's KVM cannot save a snapshot");
+		return -1;
+	}
+	if (__atomic_exchange_n(&s->requested, true, __ATOMIC_SEQ_CST)) {
+		snprintf(err, errlen, "a snapshot is being taken");
+		return -1;
+	}
+	fd = snap_file_create_tmp(path, tmp, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", why);
+		goto out;
+	}
+	vm_pause_hold(&vm->pause);
+	if (vm_pause_wait(&vm->pause) < 0) {
+		close(fd);
+		unlink(tmp);
+		snprintf(err, errlen, "the run is ending");
+		goto release;
+	}
+	coalesced_drain(&vm->coalesced);
+	console_flush(&vm->console);
+	s->why = "QMP";
+	if (write_snapshot(vm, fd, tmp, path, &st) < 0) {
+		snprintf(err, errlen, "writing %s failed (minivmm's stderr "
+			 "says why); the guest runs on", path);
+		goto release;
+	}
+	rc = 0;
+	s->taken++;
+	report(vm, path, &st, t0);
+	snapctl_set(&s->ctl, SNAPCTL_REG_TAKEN, s->taken);
+	if (!go_on)
+		vm_stop(vm, 0, "snapshot taken (QMP); stopping");
+release:
+	vm_pause_release(&vm->pause);
+out:
+	__atomic_store_n(&s->requested, false, __ATOMIC_SEQ_CST);
+	return rc;
 }
 
 int snapshot_poll_fd(struct vm *vm)
@@ -365,9 +420,9 @@ static int prepare_files(struct vm *vm, struct snapshot *s, int *usage)
 
 	/* A KVM without what snapshots need only matters to --snapshot:
 	 * the sections stay registered, a restore checks META anyway. */
-	if (snap_meta_here(&meta, vm->host, vm->kvm.sys_fd, err,
-			   sizeof(err)) < 0 &&
-	    vm->cfg->snapshot) {
+	s->meta_ok = snap_meta_here(&meta, vm->host, vm->kvm.sys_fd, err,
+				    sizeof(err)) == 0;
+	if (!s->meta_ok && vm->cfg->snapshot) {
 		fprintf(stderr, "minivmm: error: --snapshot: %s\n", err);
 		return -1;
 	}
@@ -378,6 +433,11 @@ static int prepare_files(struct vm *vm, struct snapshot *s, int *usage)
 		fprintf(stderr, "minivmm: error: %s\n", err);
 		return -1;
 	}
+	/* Opened now: after set-up the sandbox would refuse it.  QMP may
+	 * ask for snapshots too. */
+	if (vm->cfg->snapshot || vm->cfg->qmp)
+		s->pagemap_fd = open("/proc/self/pagemap",
+				     O_RDONLY | O_CLOEXEC);
 	if (!vm->cfg->snapshot) {
 		*usage = 0;
 		return 0;
@@ -388,8 +448,6 @@ static int prepare_files(struct vm *vm, struct snapshot *s, int *usage)
 		fprintf(stderr, "minivmm: error: --snapshot: %s\n", err);
 		return -1;
 	}
-	/* Opened now: after set-up the sandbox would refuse it. */
-	s->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	*usage = 0;
 	return 0;
 }

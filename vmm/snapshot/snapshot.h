@@ -13,6 +13,9 @@
 #ifndef MINIVMM_SNAPSHOT_SNAPSHOT_H
 #define MINIVMM_SNAPSHOT_SNAPSHOT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct vm;
 
 /* At the end of vm_create: registers the VM-wide, vCPU, memory and
@@ -31,6 +34,11 @@ int snapshot_poll_fd(struct vm *vm);
 void snapshot_service(struct vm *vm);
 /* Ctrl-A s: take a snapshot now (if --snapshot was given). */
 void snapshot_request(struct vm *vm, const char *why);
+/* A snapshot to path now, on the calling thread (QMP's): the vCPUs
+ * paused for it, the run ended after it unless go_on.  0, or -1 with
+ * one line in err (the guest runs on). */
+int snapshot_take_file(struct vm *vm, const char *path, bool go_on,
+		       char *err, size_t errlen);
 /* Lets parked vCPUs go (the run ends). */
 void snapshot_release(struct vm *vm);
 
