@@ -17,14 +17,14 @@
 . "$(dirname "$0")/lib.sh"
 
 K="$GUESTS/gdbtarget.elf"
-GDB=(timeout -k 5 120 gdb -nx -batch -ex 'set pagination off'
+GDB=(timeout -k 5 "$(secs 120)" gdb -nx -batch -ex 'set pagination off'
      -ex 'set confirm off')
 
 # vm_bg NAME ARGS...: minivmm in the background ($vm_pid).
 vm_bg() {
 	local name=$1
 	shift
-	timeout -k 5 120 "$MINIVMM" "$@" </dev/null >"$TMP/$name.out" \
+	timeout -k 5 "$(secs 120)" "$MINIVMM" "$@" </dev/null >"$TMP/$name.out" \
 		2>"$TMP/$name.err" &
 	vm_pid=$!
 	# Until the socket is there or minivmm has ended: a start-up takes
