@@ -15,6 +15,7 @@
 struct snap_restore {
 	const char *path;
 	struct snap_file f;
+	struct snap_meta meta;
 	struct snap_config config;
 	bool config_ok;
 };
@@ -34,57 +35,93 @@ static int refuse(const char *path, const char *fmt, ...)
 	return -1;
 }
 
-static int check_meta(struct snap_restore *rs, const struct host *h,
-		      char *err, size_t errlen)
-{
-	struct snap_meta file, here;
-	const uint8_t *d;
-	size_t len;
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-	d = snap_file_state(&rs->f, SNAP_SEC_META, 0, &len);
-	if (!d) {
-		snprintf(err, errlen, "no meta section");
-		return -1;
-	}
-	if (snap_meta_decode(d, len, &file, err, errlen) < 0 ||
-	    snap_meta_here(&here, h, -1, err, errlen) < 0)
-		return -1;
-	return snap_meta_compatible(&file, &here, err, errlen);
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
-static int check_config(struct snap_restore *rs, struct vmm_config *cfg,
-			char *err, size_t errlen)
+/* The file alone, no host: the container, every state checksum, META and
+ * CONFIG decoded, and with verify every memory checksum. */
+static int read_file(struct snap_restore *rs, bool verify, char *err,
+		     size_t errlen)
 {
 	const uint8_t *d;
 	size_t len;
 
-	d = snap_file_state(&rs->f, SNAP_SEC_CONFIG, 0, &len);
-	if (!d) {
-		snprintf(err, errlen, "no config section");
+	if (snap_file_open(rs->path, &rs->f, err, errlen) < 0)
 		return -1;
-	}
+	d = snap_file_state(&rs->f, SNAP_SEC_META, 0, &len);
+	if (!d)
+		return fail(err, errlen, "no meta section");
+	if (snap_meta_decode(d, len, &rs->meta, err, errlen) < 0)
+		return -1;
+	d = snap_file_state(&rs->f, SNAP_SEC_CONFIG, 0, &len);
+	if (!d)
+		return fail(err, errlen, "no config section");
 	if (snap_config_decode(d, len, &rs->config, err, errlen) < 0)
 		return -1;
 	rs->config_ok = true;
+	if (verify && snap_file_verify_memory(&rs->f, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+static struct snap_restore *restore_new(const char *path)
+{
+	struct snap_restore *rs = calloc(1, sizeof(*rs));
+
+	if (!rs)
+		return NULL;
+	rs->path = path;
+	rs->f.fd = -1;
+	return rs;
+}
+
+int snapshot_restore_check(const char *path, bool verify, char *err,
+			   size_t errlen)
+{
+	struct snap_restore *rs = restore_new(path);
+	int rc;
+
+	if (!rs)
+		return fail(err, errlen, "out of memory");
+	rc = read_file(rs, verify, err, errlen);
+	snapshot_restore_close(rs);
+	return rc;
+}
+
+/* Then against this binary and host (META) and the command line
+ * (CONFIG). */
+static int check_here(struct snap_restore *rs, struct vmm_config *cfg,
+		      const struct host *h, char *err, size_t errlen)
+{
+	struct snap_meta here;
+
+	if (snap_meta_here(&here, h, -1, err, errlen) < 0 ||
+	    snap_meta_compatible(&rs->meta, &here, err, errlen) < 0)
+		return -1;
 	return snap_config_merge(cfg, &rs->config, err, errlen);
 }
 
 int snapshot_restore_open(struct vmm_config *cfg, const struct host *h,
 			  struct snap_restore **out)
 {
-	struct snap_restore *rs = calloc(1, sizeof(*rs));
+	struct snap_restore *rs = restore_new(cfg->restore);
 	char err[SNAP_ERR_MAX];
 
 	*out = NULL;
 	if (!rs)
 		return refuse(cfg->restore, "out of memory");
-	rs->path = cfg->restore;
-	rs->f.fd = -1;
-	if (snap_file_open(rs->path, &rs->f, err, sizeof(err)) < 0 ||
-	    check_meta(rs, h, err, sizeof(err)) < 0 ||
-	    check_config(rs, cfg, err, sizeof(err)) < 0 ||
-	    (cfg->restore_verify &&
-	     snap_file_verify_memory(&rs->f, err, sizeof(err)) < 0)) {
+	if (read_file(rs, cfg->restore_verify, err, sizeof(err)) < 0 ||
+	    check_here(rs, cfg, h, err, sizeof(err)) < 0) {
 		snapshot_restore_close(rs);
 		return refuse(cfg->restore, "%s", err);
 	}
