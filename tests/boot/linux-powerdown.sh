@@ -64,6 +64,7 @@ if ! grep -q '^@@ powerdown: ready' "$TMP/$n.out"; then
 	kill "$vm_pid" 2>/dev/null
 	wait "$vm_pid"
 	fail $n-ready "the init never said it was ready"
+	tail -n 20 "$TMP/$n.out" "$TMP/$n.err" | sed 's/^/    /'
 	exit 0
 fi
 pass $n-ready
@@ -119,3 +120,5 @@ s=$(grep -n '"event":"SHUTDOWN"' "$E" | head -n 1 | cut -d: -f1)
 [ -n "$p" ] && [ -n "$s" ] && [ "$p" -lt "$s" ] && pass $n-ev-order ||
 	fail $n-ev-order "POWERDOWN (line ${p:-none}) not before SHUTDOWN (line ${s:-none})"
 [ ! -e "$S" ] && pass $n-socket-removed || fail $n-socket-removed "$S left behind"
+# What the guest said, for the log.
+grep -aE '^@@ |Power Button|reboot: ' "$O" | tr -d '\r' | sed 's/^/    /'
