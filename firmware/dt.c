@@ -21,7 +21,7 @@
 #define FOUR_GIB	0x100000000ull
 
 enum node_kind { N_OTHER, N_ROOT, N_MEMORY, N_CPUS, N_CPU, N_CHOSEN, N_PCI,
-		 N_SNAPCTL };
+		 N_SNAPCTL, N_SERIAL };
 
 struct seen {
 	bool compatible, address_cells, size_cells, memory, cpus;
@@ -182,6 +182,31 @@ static void snapctl_reg(struct machine *m, const struct prop *p)
 	m->snapctl = (struct mem_range){ r[0], r[1] };
 }
 
+/* A UART's port and ISA IRQ: 8 ports below the PCI I/O window, an IRQ
+ * the PICs and the IOAPIC's ISA pins have (not 2, the cascade). */
+static void serial_prop(struct machine *m, const struct prop *p)
+{
+	struct machine_uart *u = &m->uart[m->n_uart];
+	uint32_t v;
+
+	if (!prop_is(p, ABI_PROP_IO_PORT) && !prop_is(p, ABI_PROP_INTERRUPTS))
+		return;
+	if (p->len != 4)
+		fail("/%s@: %s must be one u32", ABI_SERIAL_NODE, p->name);
+	v = prop_u32(p);
+	if (prop_is(p, ABI_PROP_IO_PORT)) {
+		if (!v || v & 7 || v + 8 > MACHINE_PCI_IO_MIN)
+			fail("/%s@: port 0x%x is not 8 ports below 0x%x",
+			     ABI_SERIAL_NODE, v, MACHINE_PCI_IO_MIN);
+		u->port = (uint16_t)v;
+	} else {
+		if (!v || v == 2 || v > 15)
+			fail("/%s@: IRQ %u is not an ISA IRQ (1..15, not 2)",
+			     ABI_SERIAL_NODE, v);
+		u->irq = (uint8_t)v;
+	}
+}
+
 static void node_props(const void *fdt, int node, enum node_kind kind,
 		       struct machine *m, struct seen *seen)
 {
@@ -204,6 +229,8 @@ static void node_props(const void *fdt, int node, enum node_kind kind,
 			machine_pci_prop(m, &p, &seen->pci);
 		} else if (kind == N_SNAPCTL && prop_is(&p, "reg")) {
 			snapctl_reg(m, &p);
+		} else if (kind == N_SERIAL) {
+			serial_prop(m, &p);
 		}
 	}
 	if (off != -FDT_ERR_NOTFOUND)
@@ -223,6 +250,9 @@ static enum node_kind classify(const char *name, int depth)
 	if (depth == 1 && !memcmp(name, ABI_SNAPCTL_NODE "@",
 				  sizeof(ABI_SNAPCTL_NODE)))
 		return N_SNAPCTL;
+	if (depth == 1 && !memcmp(name, ABI_SERIAL_NODE "@",
+				  sizeof(ABI_SERIAL_NODE)))
+		return N_SERIAL;
 	if (depth == 2 && !memcmp(name, "cpu@", 4))
 		return N_CPU;
 	return N_OTHER;
@@ -244,6 +274,20 @@ static enum node_kind node_kind(const void *fdt, int node, int depth,
 	return classify(name, depth);
 }
 
+static void serial_node(const void *fdt, int node, struct machine *m,
+			struct seen *seen)
+{
+	if (m->n_uart == MACHINE_MAX_UARTS)
+		fail("more than %d /%s@ nodes", MACHINE_MAX_UARTS,
+		     ABI_SERIAL_NODE);
+	m->uart[m->n_uart] = (struct machine_uart){ 0, 0 };
+	node_props(fdt, node, N_SERIAL, m, seen);
+	if (!m->uart[m->n_uart].port || !m->uart[m->n_uart].irq)
+		fail("/%s@ node without %s and %s", ABI_SERIAL_NODE,
+		     ABI_PROP_IO_PORT, ABI_PROP_INTERRUPTS);
+	m->n_uart++;
+}
+
 static void walk(const void *fdt, struct machine *m, struct seen *seen)
 {
 	int depth = 0, node;
@@ -260,6 +304,8 @@ static void walk(const void *fdt, struct machine *m, struct seen *seen)
 			in_cpus = seen->cpus = true;
 		} else if (kind == N_CPU) {
 			m->n_cpus++;
+		} else if (kind == N_SERIAL) {
+			serial_node(fdt, node, m, seen);
 		} else if (kind != N_OTHER) {
 			seen->pci.node |= kind == N_PCI;
 			node_props(fdt, node, kind, m, seen);

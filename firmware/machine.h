@@ -51,6 +51,14 @@ struct machine_pci {
 	struct mem_range mem64;		/* size 0: none */
 };
 
+#define MACHINE_MAX_UARTS	4	/* COM1..COM4 */
+
+/* A 16550A on ISA ports (a serial@PORT node). */
+struct machine_uart {
+	uint16_t port;
+	uint8_t irq;
+};
+
 struct machine {
 	struct e820_entry ram[MACHINE_MAX_RAM];	/* sorted, type E820_RAM */
 	unsigned int n_ram;
@@ -69,6 +77,8 @@ struct machine {
 	bool has_initrd;
 	struct mem_range initrd;
 	struct mem_range snapctl;	/* size 0: none; reserved MMIO */
+	struct machine_uart uart[MACHINE_MAX_UARTS];
+	unsigned int n_uart;
 	struct machine_pci pci;
 };
 

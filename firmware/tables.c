@@ -37,7 +37,7 @@ static uint64_t build_acpi(const struct machine *m, const struct pci_state *p)
 		.pm1a_evt_port = ABI_ACPI_PM1A_EVT_PORT,
 		.pm1a_cnt_port = ABI_ACPI_PM1A_CNT_PORT,
 		.pm_tmr_port = ABI_ACPI_PM_TMR_PORT,
-		/* COM1 and the RTC are ISA devices; no VGA, no 8042. */
+		/* The UARTs and the RTC are ISA devices; no VGA, no 8042. */
 		.iapc_boot_arch = ACPI_BOOT_LEGACY_DEVICES | ACPI_BOOT_NO_VGA,
 		.rtc = true,
 		.snapctl_base = m->snapctl.start,
@@ -47,6 +47,9 @@ static uint64_t build_acpi(const struct machine *m, const struct pci_state *p)
 	size_t used;
 	int err;
 
+	for (unsigned int i = 0; i < m->n_uart && i < ACPI_MAX_UARTS; i++)
+		c.uart[i] = (struct acpi_uart){ m->uart[i].port,
+						m->uart[i].irq };
 	err = acpi_build(&c, phys_ptr(ABI_TABLES_BASE),
 			 TABLES_SMBIOS - ABI_TABLES_BASE, ABI_TABLES_BASE,
 			 &rsdp, &used);

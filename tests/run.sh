@@ -71,20 +71,22 @@ else
 fi
 
 # Boot tests print "PASS: name" / "FAIL: name" lines.  The boot test of
-# Debian's cloud kernel (linux.sh: 6-15 minutes per boot where ring 0 is
-# emulated) runs with `make check-linux` (MINIVMM_LINUX_TEST=1), against
+# Debian's cloud kernel (linux.sh, linux-serial.sh: 6-15 minutes per boot
+# where ring 0 is emulated) runs with `make check-linux`
+# (MINIVMM_LINUX_TEST=1), against
 # the normal build only; linux-kernel.sh (the kernel built for minivmm)
 # runs in both.
 if [ "${MINIVMM_LINUX_TEST:-0}" != 1 ]; then
-	SKIP_BOOT_TESTS="${SKIP_BOOT_TESTS:-} linux"
+	SKIP_BOOT_TESTS="${SKIP_BOOT_TESTS:-} linux linux-serial"
 fi
 for build in build build-asan; do
 	[ -x "$build/minivmm" ] || continue
 	for t in tests/boot/*.sh; do
-		case " lib need-kvm linux-lib linux-init linux-vconsole-init linux-net-init share-init linux-crash-init linux-powerdown-init ${SKIP_BOOT_TESTS:-} " in
+		case " lib need-kvm linux-lib linux-init linux-vconsole-init linux-net-init share-init linux-crash-init linux-serial-init linux-powerdown-init ${SKIP_BOOT_TESTS:-} " in
 		*" $(basename "$t" .sh) "*) continue ;;
 		esac
-		if [ "$build" = build-asan ] && [ "$(basename "$t")" = linux.sh ]; then
+		if [ "$build" = build-asan ] && { [ "$(basename "$t")" = linux.sh ] ||
+			[ "$(basename "$t")" = linux-serial.sh ]; }; then
 			continue
 		fi
 		log="$log_dir/$(basename "$t" .sh)-$build.log"
@@ -121,13 +123,13 @@ done
 # software CPU would take hours).  The list fits make check's time: in
 # L1 at load ~10 (2026-12-02) each took seconds (short, firmware,
 # foundation, console, emulate), 1-2 minutes (vconsole, nmi, syscall),
-# 4-5 (qmp) or 5-7 (pci, virtio); msr (14), robust and snapshot (each
+# 5-7 (serial, qmp, pci, virtio); msr (14), robust and snapshot (each
 # more than 10) run with `make check-hw`, and so does gdb: the software
 # CPU never traps its breakpoints (expected failures), and it took 2.5 to
 # over 10 minutes in three runs, once with L1 wedged (docs/hw-lane.md).
 # MINIVMM_HW_LANE=0 skips the lane.
 HW_LANE_TESTS=${HW_LANE_TESTS:-"short firmware foundation console emulate
-vconsole nmi syscall pci virtio qmp"}
+vconsole nmi syscall serial pci virtio qmp"}
 if [ -e /dev/kvm ]; then
 	lane_args=(--short)
 	lane_name="hw-lane [short, real KVM]"

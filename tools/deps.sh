@@ -10,7 +10,8 @@
 #           pkg-config), iasl (acpica-tools), the fuzzers (clang-14 and its
 #           libFuzzer), the boot tests (python3; busybox, cpio and
 #           e2fsprogs for the Linux initramfs and disk images; iproute2
-#           for the network namespaces), and qemu-system-x86 for the
+#           for the network namespaces; socat for the QMP and console
+#           sockets and ptys), and qemu-system-x86 for the
 #           kvm-unit-tests and bench peers (`make check-kut`) and as the
 #           software CPU of the hardware-virtualization lane (tests/hw/)
 #   kernel  the Linux guest: its kernel built from linux-source-6.1

@@ -63,6 +63,7 @@ struct vm {
 	struct console console;
 	struct console_marks console_marks;	/* with --timing */
 	struct uart *uart;
+	struct uart *uart2;		/* COM2; NULL: none */
 	struct debug_port exit_port;
 	struct debug_port progress_port;
 	struct acpi_pm acpi_pm;

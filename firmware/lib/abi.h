@@ -15,6 +15,9 @@
 /* 16550A UART (COM1) and its ISA IRQ. */
 #define ABI_UART_PORT		0x3f8
 #define ABI_UART_IRQ		4
+/* COM2, when the VMM has one (the FDT's serial@2f8 node says so). */
+#define ABI_UART2_PORT		0x2f8
+#define ABI_UART2_IRQ		3
 
 /* CMOS RTC: index and data ports, ISA IRQ (the DSDT's PNP0B00). */
 #define ABI_RTC_PORT		0x70
@@ -127,6 +130,11 @@
  *           minivmm,mem32-window = <u64 base, u64 size>;
  *           minivmm,mem64-window = <u64 base, u64 size>;
  *       };
+ *       serial@PORT {                               (each 16550A UART,
+ *           compatible = "ns16550a";                    COM1 always; the
+ *           minivmm,io-port = <u32 port>;               DSDT lists them
+ *           interrupts = <u32 ISA IRQ>;                 as PNP0501)
+ *       };
  *       snapshot-control@ADDR {                     (the snapshot control
  *           compatible = "minivmm,snapshot-control";    page: MMIO the OS
  *           reg = <u64 base, u64 size>;                 must leave alone;
@@ -153,6 +161,10 @@
 #define ABI_PROP_IO_WINDOW	"minivmm,io-window"
 #define ABI_PROP_MEM32_WINDOW	"minivmm,mem32-window"
 #define ABI_PROP_MEM64_WINDOW	"minivmm,mem64-window"
+#define ABI_SERIAL_NODE		"serial"
+#define ABI_SERIAL_COMPATIBLE	"ns16550a"
+#define ABI_PROP_IO_PORT	"minivmm,io-port"
+#define ABI_PROP_INTERRUPTS	"interrupts"
 #define ABI_SNAPCTL_NODE	"snapshot-control"
 #define ABI_SNAPCTL_COMPATIBLE	"minivmm,snapshot-control"
 

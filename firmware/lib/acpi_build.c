@@ -43,6 +43,7 @@
 #define EISA_PNP0A08	0x080ad041u
 #define EISA_PNP0C02	0x020cd041u
 #define EISA_PNP0B00	0x000bd041u
+#define EISA_PNP0501	0x0105d041u
 
 /* FADT flags: WBINVD, PROC_C1, no fixed sleep button, 32-bit PM timer.
  * PWR_BUTTON (bit 4) clear: the power button is the fixed one in PM1
@@ -132,6 +133,10 @@ static int check_config(const struct acpi_config *c, uint64_t gpa,
 	if (!port_ok(c->pm1a_evt_port, 4) || !port_ok(c->pm1a_cnt_port, 2) ||
 	    !port_ok(c->pm_tmr_port, 4))
 		return ACPI_ERR_CONFIG;
+	for (int i = 0; i < ACPI_MAX_UARTS && c->uart[i].port; i++)
+		if (c->uart[i].port > 0xd00 - 8 || !c->uart[i].irq ||
+		    c->uart[i].irq == 2 || c->uart[i].irq > 15)
+			return ACPI_ERR_CONFIG;
 	return ACPI_OK;
 }
 
@@ -396,6 +401,25 @@ static void dsdt_rtc(struct aml *a)
 	aml_close(a, dev);
 }
 
+/* COM1..COM4 as Linux's 8250_pnp (and Windows' serial.sys) look for
+ * them: how the OS learns of a COM2 it would not probe. */
+static void dsdt_uart(struct aml *a, int i, const struct acpi_uart *u)
+{
+	char name[5] = { 'C', 'O', 'M', (char)('1' + i), 0 };
+	size_t dev = aml_device(a, name);
+	size_t buf;
+
+	name_int(a, "_HID", EISA_PNP0501);
+	name_int(a, "_UID", (uint64_t)i + 1);
+	aml_name_decl(a, "_CRS");
+	buf = aml_buffer(a);
+	aml_res_io(a, u->port, 8);
+	aml_res_irq(a, u->irq);
+	aml_res_end(a);
+	aml_buffer_close(a, buf);
+	aml_close(a, dev);
+}
+
 /* Returns the DSDT length, or 0 if it does not fit in cap bytes. */
 static size_t build_dsdt(uint8_t *p, size_t cap, const struct acpi_config *c)
 {
@@ -411,6 +435,8 @@ static size_t build_dsdt(uint8_t *p, size_t cap, const struct acpi_config *c)
 	dsdt_pci0(&a, c);
 	if (c->rtc)
 		dsdt_rtc(&a);
+	for (int i = 0; i < ACPI_MAX_UARTS && c->uart[i].port; i++)
+		dsdt_uart(&a, i, &c->uart[i]);
 	if (!c->no_ecam)
 		dsdt_ecam(&a, c);
 	if (c->snapctl_size)

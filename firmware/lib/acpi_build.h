@@ -54,6 +54,8 @@
 #define ACPI_PM1_SLP_TYP_SHIFT	10
 #define ACPI_PM1_SLP_EN		(1u << 13)
 
+#define ACPI_MAX_UARTS		4	/* COM1..COM4 */
+
 /* xAPIC ids are 8 bits and 0xff is the broadcast id. */
 #define ACPI_MAX_CPUS		255
 
@@ -100,6 +102,12 @@ struct acpi_config {
 	/* A CMOS RTC at ABI_RTC_PORT, ABI_RTC_IRQ (PNP0B00 in the DSDT,
 	 * FADT CENTURY = ACPI_RTC_CENTURY); clear ACPI_BOOT_NO_CMOS_RTC. */
 	bool rtc;
+	/* 16550A UARTs, COM1 first (Device COMn, PNP0501, in the DSDT);
+	 * port 0 ends the list.  Ports below 0xd00, IRQs 1..15 but 2. */
+	struct acpi_uart {
+		uint16_t port;
+		uint8_t irq;
+	} uart[ACPI_MAX_UARTS];
 };
 
 /*

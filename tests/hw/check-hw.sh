@@ -45,7 +45,7 @@ else
 	tests=
 	for t in tests/boot/*.sh; do
 		t=$(basename "$t" .sh)
-		case " lib need-kvm linux-lib linux-init linux-vconsole-init linux-net-init share-init linux-crash-init linux-powerdown-init " in
+		case " lib need-kvm linux-lib linux-init linux-vconsole-init linux-net-init share-init linux-crash-init linux-serial-init linux-powerdown-init " in
 		*" $t "*) continue ;;
 		esac
 		tests="$tests $t"
@@ -64,10 +64,12 @@ cache=${MINIVMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/minivmm}
 # a test whose kernel is not there is left out, saying so.
 notes=()
 drop() { tests=$(echo " $tests " | sed "s/ $1 / /"); notes+=("hw/$1: skipped: $2"); }
-case " $tests " in *" linux "*)
-	tools/fetch-kernel.sh >/dev/null 2>&1 ||
-		drop linux "Debian's cloud kernel cannot be fetched" ;;
-esac
+for t in linux linux-serial; do
+	case " $tests " in *" $t "*)
+		tools/fetch-kernel.sh >/dev/null 2>&1 ||
+			drop $t "Debian's cloud kernel cannot be fetched" ;;
+	esac
+done
 if ! tools/build-kernel.sh --print >/dev/null 2>&1; then
 	for t in $(grep -l 'build-kernel.sh' tests/boot/*.sh); do
 		t=$(basename "$t" .sh)

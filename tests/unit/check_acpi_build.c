@@ -406,6 +406,16 @@ START_TEST(test_bad_config)
 	BAD(pm1a_evt_port, 0);
 	BAD(pm1a_evt_port, 0xfffe);
 	BAD(pm_tmr_port, 0xfffd);
+	BAD(uart[0].port, 0xd00);		/* (IRQ 0 too) */
+	c = cfg(1);
+	c.uart[0] = (struct acpi_uart){ 0x3f8, 4 };
+	ck_assert_int_eq(try(&c, BASE), ACPI_OK);
+	c.uart[0].irq = 2;
+	ck_assert_int_eq(try(&c, BASE), ACPI_ERR_CONFIG);
+	c.uart[0].irq = 0;
+	ck_assert_int_eq(try(&c, BASE), ACPI_ERR_CONFIG);
+	c.uart[0] = (struct acpi_uart){ 0xd00, 4 };
+	ck_assert_int_eq(try(&c, BASE), ACPI_ERR_CONFIG);
 #undef BAD
 	c = cfg(1);
 	c.pci64_size = 0;
@@ -413,6 +423,33 @@ START_TEST(test_bad_config)
 	c.pci_io_base = 0xd00;
 	c.pci_io_size = 0x10000 - 0xd00;
 	ck_assert_int_eq(try(&c, BASE), ACPI_OK);
+}
+END_TEST
+
+/* Device COMn per UART, in order, with PNP0501, its ports and IRQ; none
+ * past the list's end. */
+START_TEST(test_dsdt_uarts)
+{
+	static const uint8_t pnp0501[] = { 0x0c, 0x41, 0xd0, 0x05, 0x01 };
+	static const uint8_t com2_io[] = { 0x47, 0x01, 0xf8, 0x02, 0xf8, 0x02,
+					   0x01, 0x08, 0x22, 0x08, 0x00 };
+	struct acpi_config c = cfg(1);
+	const uint8_t *d = dsdt_of(&c), *p;
+
+	ck_assert_ptr_null(find(d, "COM1"));
+	c.uart[0] = (struct acpi_uart){ 0x3f8, 4 };
+	d = dsdt_of(&c);
+	ck_assert_ptr_nonnull(find(d, "COM1"));
+	ck_assert_ptr_null(find(d, "COM2"));
+	c.uart[1] = (struct acpi_uart){ 0x2f8, 3 };
+	d = dsdt_of(&c);
+	p = find(d, "COM2");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_mem_eq(p + 9, pnp0501, sizeof(pnp0501));
+	for (size_t i = 0; i < 64; i++)
+		if (!memcmp(p + i, com2_io, sizeof(com2_io)))
+			return;
+	ck_abort_msg("COM2's _CRS is not IO(0x2f8, 8), IRQNoFlags(3)");
 }
 END_TEST
 
@@ -438,6 +475,7 @@ int main(void)
 	tcase_add_test(core, test_dsdt_prt);
 	tcase_add_test(core, test_dsdt_shape);
 	tcase_add_test(core, test_no_ecam);
+	tcase_add_test(core, test_dsdt_uarts);
 	tcase_add_test(limits, test_madt_max);
 	tcase_add_test(limits, test_cpu_limits);
 	tcase_add_test(limits, test_nospace);

@@ -149,6 +149,12 @@ static void check_with_acpica(const struct acpi_config *c, unsigned int nprt)
 	contains("dsdt.dsl", "Name (_CID, EisaId (\"PNP0A03\")");
 	contains("dsdt.dsl", "Name (_HID, EisaId (\"PNP0C02\")");
 	contains("dsdt.dsl", "Name (_S5, Package (0x04)");
+	if (c->uart[1].port) {
+		contains("dsdt.dsl", "Device (COM2)");
+		contains("dsdt.dsl", "Name (_HID, EisaId (\"PNP0501\")");
+		contains("dsdt.dsl", "0x02F8,");
+		contains("dsdt.dsl", "IRQNoFlags ()\n                    {3}");
+	}
 	ck_assert_int_eq(run("timeout 60 acpiexec -b 'evaluate \\_S5; "
 			     "evaluate \\_SB.PCI0._PRT; "
 			     "evaluate \\_SB.PCI0._CRS; "
@@ -213,6 +219,8 @@ START_TEST(test_small)
 	c.pci_io_base = 0xf000;
 	c.pci_io_size = 0x1000;
 	c.rtc = true;		/* the RTC device and FADT CENTURY */
+	c.uart[0] = (struct acpi_uart){ 0x3f8, 4 };	/* COM1, COM2 */
+	c.uart[1] = (struct acpi_uart){ 0x2f8, 3 };
 	check_with_acpica(&c, 12);
 }
 END_TEST

@@ -216,6 +216,53 @@ START_TEST(console_device)
 }
 END_TEST
 
+/* --serial: COM1, a second one adds COM2 (a machine option); at most
+ * two.  --virtio-console adds the device without taking stdin. */
+START_TEST(serial_options)
+{
+	struct result r;
+
+	PARSE(&r, "--serial", "pty");
+	expect_run(&r);
+	ck_assert_uint_eq(r.cfg.nserial, 1);
+	ck_assert_int_eq(r.cfg.serial[0].kind, SERIAL_PTY);
+	ck_assert(!r.cfg.com2 && !(r.cfg.given & GIVEN_SERIAL2));
+	PARSE(&r, "--serial", "unix:/run/vm.sock", "--serial", "file:k.log");
+	expect_run(&r);
+	ck_assert_int_eq(r.cfg.serial[0].kind, SERIAL_UNIX);
+	ck_assert_str_eq(r.cfg.serial[0].path, "/run/vm.sock");
+	ck_assert_int_eq(r.cfg.serial[1].kind, SERIAL_FILE);
+	ck_assert_str_eq(r.cfg.serial[1].path, "k.log");
+	ck_assert(r.cfg.com2 && (r.cfg.given & GIVEN_SERIAL2));
+	PARSE(&r, "--serial", "none", "--serial", "stdio");
+	expect_run(&r);
+	ck_assert_int_eq(r.cfg.serial[0].kind, SERIAL_NONE);
+	ck_assert_int_eq(r.cfg.serial[1].kind, SERIAL_STDIO);
+	PARSE(&r, "--virtio-console", "pty");
+	expect_run(&r);
+	ck_assert(r.cfg.console_virtio && r.cfg.vconsole_given);
+	ck_assert(!r.cfg.stdin_virtio);
+	ck_assert(r.cfg.given & GIVEN_VIRTIO_CONSOLE);
+	PARSE(&r, "--virtio-console", "stdio", "--console-device", "uart");
+	expect_run(&r);
+	ck_assert(r.cfg.console_virtio && !r.cfg.stdin_virtio);
+	expect_error(PARSE(&r, "--serial", "a", "--serial", "b"), "--serial",
+		     "expected stdio, pty, unix:PATH, file:PATH or none");
+	expect_error(PARSE(&r, "--serial", "pty", "--serial", "pty",
+			   "--serial", "pty"), "--serial", "at most two");
+	expect_error(PARSE(&r, "--serial", "unix:"), "'unix:'", "needs a path");
+	expect_error(PARSE(&r, "--serial", "file:"), "'file:'", "needs a path");
+	expect_error(PARSE(&r, "--serial", "tcp:localhost:4"), "--serial",
+		     "expected");
+	expect_error(PARSE(&r, "--virtio-console", "Pty"), "--virtio-console",
+		     "expected");
+	expect_error(PARSE(&r, "--serial", "unix:/aaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+			   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), "--serial",
+		     "longer than 107 bytes");
+}
+END_TEST
+
 START_TEST(kernel_with_initrd)
 {
 	struct result r;
@@ -483,6 +530,7 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, memory_limits);
 	tcase_add_test(tc, console_modes);
 	tcase_add_test(tc, console_device);
+	tcase_add_test(tc, serial_options);
 	tcase_add_test(tc, kernel_with_initrd);
 	tcase_add_test(tc, help_and_version);
 	tcase_add_test(tc, disks);

@@ -326,13 +326,105 @@ START_TEST(input_target)
 {
 	size_t room = 10;
 
-	ck_assert_ptr_null(con.input.space);
-	console_set_input(&con, (struct console_target){ fake_space,
-							 fake_receive, &room });
-	ck_assert_uint_eq(con.input.space(con.input.ctx), 10);
-	ck_assert_uint_eq(con.input.receive(con.input.ctx,
-					    (const uint8_t *)"abc", 3), 3);
+	struct chardev_target *in = &con.input[CONSOLE_SRC_UART];
+
+	ck_assert_ptr_null(in->space);
+	console_set_input(&con, CONSOLE_SRC_UART, (struct chardev_target){
+		fake_space, fake_receive, &room });
+	ck_assert_uint_eq(in->space(in->ctx), 10);
+	ck_assert_uint_eq(in->receive(in->ctx, (const uint8_t *)"abc", 3), 3);
 	ck_assert_uint_eq(room, 7);
+}
+END_TEST
+
+/* Which device stdin feeds, given the host ends (console_attach). */
+static enum console_src stdin_of(struct vmm_config *cfg, bool *reads)
+{
+	struct capture err;
+	enum console_src src;
+
+	ck_assert_int_eq(console_open(&con, CONSOLE_NONE, NULL), 0);
+	con.in_fd = 0;		/* as if stdin were a terminal */
+	capture_start(&err, STDERR_FILENO);	/* a pty says its path */
+	ck_assert_int_eq(console_attach(&con, cfg), 0);
+	capture_end(&err);
+	src = con.stdin_src;
+	*reads = con.in_fd >= 0;
+	console_close(&con);
+	return src;
+}
+
+START_TEST(stdin_routing)
+{
+	struct vmm_config cfg;
+	bool reads;
+
+	cli_defaults(&cfg);
+	ck_assert_int_eq(stdin_of(&cfg, &reads), CONSOLE_SRC_UART);
+	ck_assert(reads);
+	cfg.console_virtio = cfg.stdin_virtio = true;	/* --console-device */
+	ck_assert_int_eq(stdin_of(&cfg, &reads), CONSOLE_SRC_VIRTIO);
+	cfg.stdin_virtio = false;	/* --virtio-console stdio only */
+	cfg.vconsole_given = true;
+	ck_assert_int_eq(stdin_of(&cfg, &reads), CONSOLE_SRC_UART);
+	cfg.serial[0] = (struct serial_opt){ SERIAL_PTY, NULL };
+	cfg.nserial = 1;	/* COM1 on a pty: the next one on stdio */
+	ck_assert_int_eq(stdin_of(&cfg, &reads), CONSOLE_SRC_VIRTIO);
+	ck_assert(reads);
+	cfg.vconsole = (struct serial_opt){ SERIAL_NONE, NULL };
+	cfg.com2 = true;	/* COM2 stdio (the default of a restore) */
+	ck_assert_int_eq(stdin_of(&cfg, &reads), CONSOLE_SRC_COM2);
+	cfg.com2 = false;	/* nothing on stdio: stdin left alone */
+	stdin_of(&cfg, &reads);
+	ck_assert(!reads);
+}
+END_TEST
+
+static size_t seen_bytes;
+
+static void count_seen(void *ctx, const uint8_t *buf, size_t n)
+{
+	(void)ctx;
+	(void)buf;
+	seen_bytes += n;
+}
+
+/* COM1 on a file of its own, COM2 on the shared console: each output
+ * where it belongs, both seen by the watcher and counted. */
+START_TEST(own_output_routed)
+{
+	char shared[] = "/tmp/check_console_sh.XXXXXX";
+	char own[] = "/tmp/check_console_own.XXXXXX";
+	int fs = mkstemp(shared), fo = mkstemp(own);
+	struct vmm_config cfg;
+	char buf[64];
+	ssize_t n;
+
+	ck_assert_int_ge(fs, 0);
+	ck_assert_int_ge(fo, 0);
+	cli_defaults(&cfg);
+	cfg.serial[0] = (struct serial_opt){ SERIAL_FILE, own };
+	cfg.nserial = 2;
+	cfg.com2 = true;
+	ck_assert_int_eq(console_open(&con, CONSOLE_FILE, shared), 0);
+	ck_assert_int_eq(console_attach(&con, &cfg), 0);
+	con.watch = count_seen;
+	seen_bytes = 0;
+	console_write(&con, (const uint8_t *)"com1\n", 5);
+	console_write_com2(&con, (const uint8_t *)"com2\n", 5);
+	ck_assert_uint_eq(seen_bytes, 10);
+	ck_assert_uint_eq(con.written, 10);
+	console_close(&con);
+	n = read(fo, buf, sizeof(buf));
+	ck_assert_int_eq(n, 5);
+	ck_assert_mem_eq(buf, "com1\n", 5);
+	n = read(fs, buf, sizeof(buf));
+	ck_assert_int_eq(n, 5);
+	ck_assert_mem_eq(buf, "com2\n", 5);
+	close(fs);
+	close(fo);
+	unlink(shared);
+	unlink(own);
 }
 END_TEST
 
@@ -362,6 +454,11 @@ static Suite *console_suite(void)
 	tc = tcase_create("input");
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, input_target);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("host ends");
+	tcase_add_test(tc, stdin_routing);
+	tcase_add_test(tc, own_output_routed);
 	suite_add_tcase(s, tc);
 	return s;
 }

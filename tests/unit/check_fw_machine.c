@@ -49,6 +49,9 @@ struct tree {
 	const char *options;
 	const char *compatible;
 	uint64_t snapctl[2];		/* size 0: no node */
+	uint32_t uart[6][2];		/* serial@ nodes: port, IRQ */
+	int n_uart;
+	bool uart_no_irq;		/* leave "interrupts" out */
 };
 
 static struct tree t;
@@ -137,6 +140,18 @@ static void build(void)
 	fdt_end_node(f);
 	if (!t.no_pci)
 		build_pci(f);
+	for (int i = 0; i < t.n_uart; i++) {
+		char name[24];
+
+		snprintf(name, sizeof(name), ABI_SERIAL_NODE "@%x",
+			 t.uart[i][0]);
+		fdt_begin_node(f, name);
+		fdt_property_string(f, "compatible", ABI_SERIAL_COMPATIBLE);
+		fdt_property_u32(f, ABI_PROP_IO_PORT, t.uart[i][0]);
+		if (!t.uart_no_irq)
+			fdt_property_u32(f, ABI_PROP_INTERRUPTS, t.uart[i][1]);
+		fdt_end_node(f);
+	}
 	if (t.snapctl[1]) {
 		fdt_begin_node(f, ABI_SNAPCTL_NODE "@fe000000");
 		fdt_property_string(f, "compatible", ABI_SNAPCTL_COMPATIBLE);
@@ -294,6 +309,45 @@ START_TEST(test_snapctl)
 }
 END_TEST
 
+/* The UARTs the DSDT will list: in order, each with its port and IRQ;
+ * refused without either, out of range, or beyond four. */
+START_TEST(test_serial_nodes)
+{
+	defaults();
+	ck_assert_uint_eq(read_tree(), 0);
+	ck_assert_uint_eq(m.n_uart, 0);
+	t.n_uart = 2;
+	t.uart[0][0] = 0x3f8;
+	t.uart[0][1] = 4;
+	t.uart[1][0] = 0x2f8;
+	t.uart[1][1] = 3;
+	ck_assert_uint_eq(read_tree(), 0);
+	ck_assert_uint_eq(m.n_uart, 2);
+	ck_assert_uint_eq(m.uart[0].port, 0x3f8);
+	ck_assert_uint_eq(m.uart[0].irq, 4);
+	ck_assert_uint_eq(m.uart[1].port, 0x2f8);
+	ck_assert_uint_eq(m.uart[1].irq, 3);
+	t.uart_no_irq = true;
+	expect_fail(ABI_FW_FAIL_FDT, "without");
+	t.uart_no_irq = false;
+	t.uart[1][1] = 2;
+	expect_fail(ABI_FW_FAIL_FDT, "not an ISA IRQ");
+	t.uart[1][1] = 16;
+	expect_fail(ABI_FW_FAIL_FDT, "not an ISA IRQ");
+	t.uart[1][1] = 3;
+	t.uart[1][0] = 0x2fc;
+	expect_fail(ABI_FW_FAIL_FDT, "not 8 ports");
+	t.uart[1][0] = 0xd00;
+	expect_fail(ABI_FW_FAIL_FDT, "not 8 ports");
+	t.n_uart = 5;
+	for (int i = 0; i < 5; i++) {
+		t.uart[i][0] = 0x100 + 8 * (uint32_t)i;
+		t.uart[i][1] = 4;
+	}
+	expect_fail(ABI_FW_FAIL_FDT, "more than 4");
+}
+END_TEST
+
 START_TEST(test_too_many_cpus)
 {
 	defaults();
@@ -342,6 +396,7 @@ int main(void)
 
 	tcase_add_test(tc, test_good);
 	tcase_add_test(tc, test_snapctl);
+	tcase_add_test(tc, test_serial_nodes);
 	tcase_add_test(tc, test_high_ram_and_options);
 	tcase_add_test(tc, test_missing_nodes);
 	tcase_add_test(tc, test_bad_windows);

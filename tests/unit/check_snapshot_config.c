@@ -29,7 +29,7 @@ static const struct {
 	{ "rng", NULL }, { "exit-style", "qemu" }, { "cpuid", "-x2apic" },
 	{ "pci-testdev", "on" }, { "syscall-fix", "off" },
 	{ "console-device", "virtio" }, { "net", "tap=mv0,mac=52:54:00:00:00:09" },
-	{ "pvpanic", "on" },
+	{ "pvpanic", "on" }, { "virtio-console", "pty" },
 };
 
 /* What the guest was loaded from: saved, refused at any restore. */
@@ -46,6 +46,7 @@ static const char *const run[] = {
 	"no-sandbox", "msr-policy-check", "snapshot", "snapshot-at",
 	"snapshot-continue", "restore", "restore-verify", "append-env",
 	"stall-timeout", "gdb", "qmp", "help", "version",
+	"serial",	/* but a second one adds COM2: machine_com2 */
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -161,6 +162,51 @@ START_TEST(machine_options_saved)
 }
 END_TEST
 
+/* COM2 is part of the machine: a second --serial is saved, restores
+ * without being given again, and is refused against a snapshot without
+ * it; one --serial (COM1's host end) is free at any restore. */
+START_TEST(machine_com2)
+{
+	const char *boot[] = { "--kernel", "k", "--serial", "pty", "--serial",
+			       "unix:/tmp/x", NULL };
+	const char *one[] = { "--kernel", "k", "--serial", "pty", NULL };
+	const char *plain[] = { "--restore", "f", NULL };
+	const char *two[] = { "--restore", "f", "--serial", "stdio",
+			      "--serial", "none", NULL };
+	const char *com1[] = { "--restore", "f", "--serial", "file:c", NULL };
+	struct vmm_config a, o, r;
+	struct snap_config sa, so;
+	struct snap_buf ba, bo;
+	char err[ERR];
+
+	ck_assert_int_eq(parse(&a, boot), CLI_RUN);
+	ck_assert_int_eq(parse(&o, one), CLI_RUN);
+	encode(&a, &ba);
+	encode(&o, &bo);
+	ck_assert(!same_bytes(&ba, &bo));
+	ck_assert_int_eq(snap_config_decode(ba.p, ba.len, &sa, err, ERR), 0);
+	ck_assert_int_eq(snap_config_decode(bo.p, bo.len, &so, err, ERR), 0);
+	ck_assert(sa.m.com2 && !so.m.com2);
+	ck_assert_int_eq(parse(&r, plain), CLI_RUN);
+	ck_assert_int_eq(snap_config_merge(&r, &sa, err, ERR), 0);
+	ck_assert(r.com2);
+	ck_assert_int_eq(parse(&r, two), CLI_RUN);
+	ck_assert_int_eq(snap_config_merge(&r, &sa, err, ERR), 0);
+	ck_assert_int_eq(parse(&r, two), CLI_RUN);
+	ck_assert_int_eq(snap_config_merge(&r, &so, err, ERR), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--serial"));
+	ck_assert_ptr_nonnull(strstr(err, "COM2"));
+	ck_assert_int_eq(parse(&r, com1), CLI_RUN);
+	ck_assert_int_eq(snap_config_merge(&r, &so, err, ERR), 0);
+	ck_assert_int_eq(parse(&r, com1), CLI_RUN);
+	ck_assert_int_eq(snap_config_merge(&r, &sa, err, ERR), 0);
+	snap_config_free(&sa);
+	snap_config_free(&so);
+	snap_buf_free(&ba);
+	snap_buf_free(&bo);
+}
+END_TEST
+
 START_TEST(image_options_refused_at_restore)
 {
 	for (size_t i = 0; i < N(image); i++) {
@@ -182,6 +228,7 @@ int main(void)
 
 	tcase_add_test(t, every_option_classified);
 	tcase_add_test(t, machine_options_saved);
+	tcase_add_test(t, machine_com2);
 	tcase_add_test(t, image_options_refused_at_restore);
 	suite_add_tcase(s, t);
 	return unit_run(s);

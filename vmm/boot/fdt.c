@@ -142,6 +142,19 @@ static int add_snapctl(void *fdt)
 	return fdt_end_node(fdt);
 }
 
+/* A 16550A the firmware announces (DSDT PNP0501) so the OS finds it. */
+static int add_serial(void *fdt, uint32_t port, uint32_t irq)
+{
+	char name[24];
+
+	snprintf(name, sizeof(name), ABI_SERIAL_NODE "@%x", port);
+	TRY(fdt_begin_node(fdt, name));
+	TRY(fdt_property_string(fdt, "compatible", ABI_SERIAL_COMPATIBLE));
+	TRY(fdt_property_u32(fdt, ABI_PROP_IO_PORT, port));
+	TRY(fdt_property_u32(fdt, ABI_PROP_INTERRUPTS, irq));
+	return fdt_end_node(fdt);
+}
+
 int fdt_build(void *buf, size_t size, const struct vmm_config *cfg,
 	      const struct gmem *mem, const struct payload *p)
 {
@@ -159,6 +172,9 @@ int fdt_build(void *buf, size_t size, const struct vmm_config *cfg,
 	TRY(add_chosen(fdt, cfg, p));
 	TRY(add_pci(fdt, cfg, mem));
 	TRY(add_snapctl(fdt));
+	TRY(add_serial(fdt, ABI_UART_PORT, ABI_UART_IRQ));
+	if (cfg->com2)
+		TRY(add_serial(fdt, ABI_UART2_PORT, ABI_UART2_IRQ));
 	TRY(fdt_end_node(fdt));
 	return fdt_finish(fdt);
 }

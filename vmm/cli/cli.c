@@ -22,7 +22,7 @@ enum long_only {
 	OPT_SNAPSHOT, OPT_SNAPSHOT_AT, OPT_SNAPSHOT_CONTINUE, OPT_RESTORE,
 	OPT_RESTORE_VERIFY, OPT_APPEND_ENV, OPT_SYSCALL_FIX, OPT_NET,
 	OPT_VERBOSE, OPT_FS, OPT_SHARE, OPT_PVPANIC, OPT_CMD, OPT_STALL_TIMEOUT,
-	OPT_GDB, OPT_QMP,
+	OPT_GDB, OPT_QMP, OPT_SERIAL, OPT_VIRTIO_CONSOLE,
 };
 
 static const struct option options[] = {
@@ -49,6 +49,8 @@ static const struct option options[] = {
 	{ "disk",	required_argument, NULL, OPT_DISK },
 	{ "rng",	no_argument,	   NULL, OPT_RNG },
 	{ "console-device", required_argument, NULL, OPT_CONSOLE_DEVICE },
+	{ "serial",	required_argument, NULL, OPT_SERIAL },
+	{ "virtio-console", required_argument, NULL, OPT_VIRTIO_CONSOLE },
 	{ "net",	required_argument, NULL, OPT_NET },
 	{ "fs",		required_argument, NULL, OPT_FS },
 	{ "share",	required_argument, NULL, OPT_SHARE },
@@ -331,6 +333,7 @@ static const struct { int opt; uint32_t bit; } given_bits[] = {
 	{ OPT_PCI_TESTDEV, GIVEN_PCI_TESTDEV },
 	{ OPT_SYSCALL_FIX, GIVEN_SYSCALL_FIX },
 	{ OPT_NET, GIVEN_NET }, { OPT_PVPANIC, GIVEN_PVPANIC },
+	{ OPT_VIRTIO_CONSOLE, GIVEN_VIRTIO_CONSOLE },
 };
 
 const char *cli_option_name(size_t i)
@@ -410,6 +413,30 @@ static int parse_listen(const char **dst, const char *opt, const char *v,
 	return 0;
 }
 
+/* --serial (COM1, then COM2) and --virtio-console. */
+static int parse_serial(struct vmm_config *cfg, int c, const char *v)
+{
+	const char *opt = c == OPT_SERIAL ? "--serial" : "--virtio-console";
+	struct serial_opt o;
+	char err[128];
+
+	if (serial_opt_parse(v, &o, err, sizeof(err)) < 0)
+		return bad(opt, v, err);
+	if (c == OPT_VIRTIO_CONSOLE) {
+		cfg->vconsole = o;
+		cfg->vconsole_given = true;
+		return 0;
+	}
+	if (cfg->nserial == SERIAL_OPT_MAX)
+		return bad(opt, v, "at most two (COM1, then COM2)");
+	cfg->serial[cfg->nserial++] = o;
+	if (cfg->nserial == 2) {
+		cfg->com2 = true;
+		cfg->given |= GIVEN_SERIAL2;
+	}
+	return 0;
+}
+
 static int parse_one(struct vmm_config *cfg, int c, const char *v)
 {
 	mark_given(cfg, c);
@@ -435,6 +462,8 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 	case OPT_VERBOSE: cfg->verbose = true; return 0;
 	case OPT_GDB: return parse_listen(&cfg->gdb, "--gdb", v, gdb_opts);
 	case OPT_QMP: return parse_listen(&cfg->qmp, "--qmp", v, NULL);
+	case OPT_SERIAL:
+	case OPT_VIRTIO_CONSOLE: return parse_serial(cfg, c, v);
 	case OPT_MSR_POLICY: cfg->msr_policy = v; return 0;
 	case OPT_MSR:
 		if (cfg->n_msr_rules == CLI_MAX_MSR_RULES)
@@ -475,7 +504,7 @@ static int parse_one(struct vmm_config *cfg, int c, const char *v)
 		int i = choice("--console-device", v, devs,
 			       "expected uart or virtio");
 
-		cfg->console_virtio = i == 1;
+		cfg->console_virtio = cfg->stdin_virtio = i == 1;
 		return i < 0 ? -1 : 0;
 	}
 	case OPT_PCI_TESTDEV: {
@@ -560,6 +589,8 @@ enum cli_result cli_parse(struct vmm_config *cfg, int argc, char **argv)
 			"leaves no way to reach PCI config space\n");
 		return CLI_ERROR;
 	}
+	if (cfg->vconsole_given)	/* the device, wherever stdin goes */
+		cfg->console_virtio = true;
 	if (cfg->initrd && !cfg->kernel) {
 		fprintf(stderr, "minivmm: error: --initrd needs --kernel\n");
 		return CLI_ERROR;

@@ -13,6 +13,7 @@
 
 #include "vmm/cli/fs_opt.h"
 #include "vmm/cli/net_opt.h"
+#include "vmm/cli/serial_opt.h"
 
 enum console_mode { CONSOLE_STDIO, CONSOLE_NONE, CONSOLE_FILE };
 enum ecam_mode { ECAM_RO, ECAM_TRAP, ECAM_OFF };
@@ -60,6 +61,8 @@ enum cli_given {
 	GIVEN_CONSOLE_DEVICE = 1u << 20,
 	GIVEN_NET = 1u << 21,
 	GIVEN_PVPANIC = 1u << 22,
+	GIVEN_SERIAL2 = 1u << 23,	/* a second --serial: COM2 */
+	GIVEN_VIRTIO_CONSOLE = 1u << 24,
 };
 
 struct vmm_config {
@@ -95,7 +98,14 @@ struct vmm_config {
 	struct disk_opt disks[CLI_MAX_DISKS];
 	unsigned int ndisks;
 	bool rng;
-	bool console_virtio;		/* --console-device virtio */
+	bool console_virtio;		/* a virtio-console (either option) */
+	bool stdin_virtio;		/* --console-device virtio */
+	/* --serial: COM1's host end, and COM2's (com2: one was given) */
+	struct serial_opt serial[SERIAL_OPT_MAX];
+	unsigned int nserial;
+	bool com2;
+	struct serial_opt vconsole;	/* --virtio-console */
+	bool vconsole_given;
 	struct net_opt nets[NET_OPT_MAX];	/* --net */
 	unsigned int nnets;
 	struct fs_opt fss[FS_OPT_MAX];	/* --fs, --share (virtio-fs) */

@@ -94,12 +94,31 @@ void console_flush(struct console *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* A device with a host end of its own: seen like the others (snapshot
+ * marker, --timing, progress), written there. */
+static void write_own(struct console *c, unsigned int i, const uint8_t *buf,
+		      size_t n)
+{
+	pthread_mutex_lock(&c->lock);
+	c->written += n;
+	if (c->watch)
+		c->watch(c->watch_ctx, buf, n);
+	if (c->marks)
+		console_marks_feed(c->marks, buf, n);
+	chardev_write(c->own[i], buf, n);
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* Line-buffered to a file or pipe; to a terminal, whatever one call
  * brought (the UART's byte, virtio-console's buffer) at once, where a
  * shell prompt without a newline must appear. */
 static void write_from(struct console *c, unsigned int i, const uint8_t *buf,
 		       size_t n)
 {
+	if (c->own[i]) {
+		write_own(c, i, buf, n);
+		return;
+	}
 	pthread_mutex_lock(&c->lock);
 	c->written += n;
 	if (c->watch)
@@ -118,6 +137,7 @@ static void write_from(struct console *c, unsigned int i, const uint8_t *buf,
 	pthread_mutex_unlock(&c->lock);
 }
 
+
 void console_write(void *ctx, const uint8_t *buf, size_t n)
 {
 	write_from(ctx, CONSOLE_SRC_UART, buf, n);
@@ -128,9 +148,24 @@ void console_write_virtio(void *ctx, const uint8_t *buf, size_t n)
 	write_from(ctx, CONSOLE_SRC_VIRTIO, buf, n);
 }
 
-void console_set_input(struct console *c, struct console_target in)
+void console_write_com2(void *ctx, const uint8_t *buf, size_t n)
 {
-	c->input = in;
+	write_from(ctx, CONSOLE_SRC_COM2, buf, n);
+}
+
+void console_set_input(struct console *c, enum console_src src,
+		       struct chardev_target in)
+{
+	c->input[src] = in;
+	if (c->own[src])
+		c->own[src]->in = in;
+}
+
+struct chardev_target *console_stdin_target(struct console *c)
+{
+	if (c->in_fd < 0 || !c->input[c->stdin_src].space)
+		return NULL;
+	return &c->input[c->stdin_src];
 }
 
 enum console_input console_filter(struct console *c, const uint8_t *in,
@@ -166,10 +201,91 @@ enum console_input console_filter(struct console *c, const uint8_t *in,
 void console_close(struct console *c)
 {
 	console_flush(c);
+	for (unsigned int i = 0; i < CONSOLE_NSRC; i++) {
+		if (!c->own[i])
+			continue;
+		chardev_close(c->own[i]);
+		free(c->own[i]);
+		c->own[i] = NULL;
+	}
 	if (c->owns_out && c->out_fd >= 0) {
 		fsync(c->out_fd);
 		close(c->out_fd);
 	}
 	c->out_fd = -1;
 	console_restore_terminal();
+}
+
+/* Stdin feeds the device --console-device names (the UART by default; a
+ * virtio-console given only by --virtio-console does not take it), or,
+ * if that one has a host end of its own, the first device still on the
+ * shared console. */
+static void pick_stdin(struct console *c, const struct vmm_config *cfg,
+		       const bool shared[CONSOLE_NSRC])
+{
+	static const enum console_src order[] = {
+		CONSOLE_SRC_UART, CONSOLE_SRC_VIRTIO, CONSOLE_SRC_COM2 };
+
+	c->stdin_src = cfg->console_virtio &&
+		       (cfg->stdin_virtio || !cfg->vconsole_given) ?
+		       CONSOLE_SRC_VIRTIO : CONSOLE_SRC_UART;
+	if (shared[c->stdin_src])
+		return;
+	for (unsigned int i = 0; i < CONSOLE_NSRC; i++)
+		if (shared[order[i]]) {
+			c->stdin_src = order[i];
+			return;
+		}
+	c->in_fd = -1;		/* nobody reads stdin: leave the terminal */
+}
+
+int console_attach(struct console *c, const struct vmm_config *cfg)
+{
+	static const char *const what[CONSOLE_NSRC] = {
+		[CONSOLE_SRC_UART] = "serial",
+		[CONSOLE_SRC_VIRTIO] = "virtio-console",
+		[CONSOLE_SRC_COM2] = "serial2",
+	};
+	const struct serial_opt *o[CONSOLE_NSRC] = {
+		[CONSOLE_SRC_UART] = cfg->nserial ? &cfg->serial[0] : NULL,
+		[CONSOLE_SRC_VIRTIO] = cfg->vconsole_given ? &cfg->vconsole
+							   : NULL,
+		[CONSOLE_SRC_COM2] = cfg->com2 ? &cfg->serial[1] : NULL,
+	};
+	bool shared[CONSOLE_NSRC] = {
+		[CONSOLE_SRC_UART] = true,
+		[CONSOLE_SRC_VIRTIO] = cfg->console_virtio,
+		[CONSOLE_SRC_COM2] = cfg->com2,
+	};
+
+	for (unsigned int i = 0; i < CONSOLE_NSRC; i++) {
+		if (!shared[i] || !o[i] || o[i]->kind == SERIAL_STDIO)
+			continue;
+		shared[i] = false;
+		c->own[i] = calloc(1, sizeof(*c->own[i]));
+		if (!c->own[i]) {
+			fprintf(stderr, "minivmm: error: out of memory\n");
+			return -1;
+		}
+		if (chardev_open(c->own[i], o[i], what[i]) < 0)
+			return -1;
+	}
+	pick_stdin(c, cfg, shared);
+	return 0;
+}
+
+void console_poll_add(struct console *c, struct pollfd *fds, int *tmo)
+{
+	for (unsigned int i = 0; i < CONSOLE_NSRC; i++) {
+		fds[i] = (struct pollfd){ .fd = -1 };
+		if (c->own[i])
+			chardev_poll_add(c->own[i], &fds[i], tmo);
+	}
+}
+
+void console_poll_service(struct console *c, const struct pollfd *fds)
+{
+	for (unsigned int i = 0; i < CONSOLE_NSRC; i++)
+		if (c->own[i])
+			chardev_poll_service(c->own[i], &fds[i]);
 }

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The host side of the guest console: where guest console output goes
- * (stdout, a file, or nowhere), terminal raw mode while stdin feeds the
- * guest's console device (the UART, or virtio-console with
- * --console-device virtio), and the Ctrl-A escape (Ctrl-A x quits,
- * Ctrl-A s asks for a snapshot, Ctrl-A Ctrl-A sends Ctrl-A).  Output comes
- * from two sources, the UART and virtio-console, each line-buffered on
- * its own so that lines of one never break into lines of the other in a
- * file or pipe.  The terminal is restored on every exit path, including
- * fatal signals.
+ * The host side of the guest consoles.  Three devices write output: COM1,
+ * virtio-console and COM2.  Each goes either to the shared console
+ * (stdout, --console's file, or nowhere), line-buffered on its own so
+ * that lines of one never break into lines of another in a file or pipe,
+ * or to a host end of its own (--serial, --virtio-console: a pty, a unix
+ * socket, a file; chardev.h), whose input feeds that device.  Stdin, when
+ * it is a terminal, feeds one device on the shared console (the UART, or
+ * virtio-console with --console-device virtio) in raw mode, through the
+ * Ctrl-A escape (Ctrl-A x quits, Ctrl-A s asks for a snapshot, Ctrl-A
+ * Ctrl-A sends Ctrl-A): only there, never on a socket or pty.  The
+ * terminal is restored on every exit path, including fatal signals.
  */
 #ifndef MINIVMM_CONSOLE_H
 #define MINIVMM_CONSOLE_H
@@ -19,20 +21,18 @@
 #include <stdint.h>
 
 #include "vmm/cli/cli.h"
+#include "vmm/console/chardev.h"
 #include "vmm/console/console_marks.h"
 
 #define CONSOLE_BUF	4096
 
-/* Output sources, each with its own line buffer. */
-enum console_src { CONSOLE_SRC_UART, CONSOLE_SRC_VIRTIO, CONSOLE_NSRC };
-
-/* The guest device stdin feeds: free space in its receive buffer, and
- * taking bytes (returns how many it took). */
-struct console_target {
-	size_t (*space)(void *ctx);
-	size_t (*receive)(void *ctx, const uint8_t *buf, size_t n);
-	void *ctx;
+/* Output sources (devices), each with its own line buffer. */
+enum console_src {
+	CONSOLE_SRC_UART, CONSOLE_SRC_VIRTIO, CONSOLE_SRC_COM2, CONSOLE_NSRC
 };
+
+/* Room for the pollfds console_poll_add fills. */
+#define CONSOLE_POLL_FDS	CONSOLE_NSRC
 
 struct console {
 	int out_fd;		/* -1: output discarded */
@@ -47,7 +47,9 @@ struct console {
 	void (*watch)(void *ctx, const uint8_t *buf, size_t n);
 	void *watch_ctx;
 	struct console_marks *marks;	/* --timing's console milestones */
-	struct console_target input;	/* .space NULL: none */
+	struct chardev_target input[CONSOLE_NSRC];	/* .space NULL: none */
+	enum console_src stdin_src;	/* the device stdin feeds */
+	struct chardev *own[CONSOLE_NSRC];	/* NULL: the shared output */
 	pthread_mutex_t lock;		/* the buffers, watch calls */
 	uint64_t written;		/* guest output bytes (under lock;
 					 * --stall-timeout reads it racily) */
@@ -59,6 +61,9 @@ struct console {
 
 /* Opens the output (a FILE is created/truncated).  -1 with a message. */
 int console_open(struct console *c, enum console_mode mode, const char *file);
+/* Gives each device cfg names its host end (--serial, --virtio-console)
+ * and picks the device stdin feeds.  -1 with a message. */
+int console_attach(struct console *c, const struct vmm_config *cfg);
 /* Puts the terminal in raw mode if stdin is a terminal and used for input. */
 void console_enable_input(struct console *c);
 void console_close(struct console *c);
@@ -66,8 +71,16 @@ void console_close(struct console *c);
  * match struct uart_sink and struct vconsole_sink). */
 void console_write(void *ctx, const uint8_t *buf, size_t n);
 void console_write_virtio(void *ctx, const uint8_t *buf, size_t n);
-/* Input goes to in from now on (set-up time: the UART, then virtio). */
-void console_set_input(struct console *c, struct console_target in);
+void console_write_com2(void *ctx, const uint8_t *buf, size_t n);
+/* Device src takes input through in (set-up time). */
+void console_set_input(struct console *c, enum console_src src,
+		       struct chardev_target in);
+/* What stdin feeds (NULL: nothing). */
+struct chardev_target *console_stdin_target(struct console *c);
+/* The host ends' sockets and terminals in the main loop (chardev.h);
+ * fds has room for CONSOLE_POLL_FDS. */
+void console_poll_add(struct console *c, struct pollfd *fds, int *tmo);
+void console_poll_service(struct console *c, const struct pollfd *fds);
 void console_flush(struct console *c);
 
 enum console_input { CONSOLE_INPUT_OK, CONSOLE_INPUT_QUIT, CONSOLE_INPUT_EOF };

@@ -106,6 +106,25 @@ _Static_assert(ABI_ACPI_PM1A_EVT_PORT - ABI_ACPI_PM_PORT == ACPI_PM_REG_STS &&
 	       ABI_ACPI_PM_PORTS_LEN == ACPI_PM_REGS_LEN,
 	       "ACPI PM ports and registers disagree");
 
+/* COM2 (a second --serial), for KGDB or a log: the firmware's DSDT
+ * lists it, from the FDT. */
+static int add_com2(struct vm *vm)
+{
+	struct irq_line irq = gsi_line(&vm->gsi, ABI_UART2_IRQ);
+	struct uart_sink sink = { console_write_com2, &vm->console };
+
+	if (!vm->cfg->com2)
+		return 0;
+	vm->uart2 = uart_create(irq, sink);
+	if (!vm->uart2)
+		return -1;
+	console_set_input(&vm->console, CONSOLE_SRC_COM2,
+			  (struct chardev_target){ uart_in_space, uart_in,
+						   vm->uart2 });
+	return bus_register(&vm->pio, ABI_UART2_PORT, UART_NR_PORTS,
+			    &uart_ops, vm->uart2, "uart-com2");
+}
+
 static int add_devices(struct vm *vm)
 {
 	struct irq_line uart_irq = gsi_line(&vm->gsi, ABI_UART_IRQ);
@@ -114,9 +133,9 @@ static int add_devices(struct vm *vm)
 	if (reserve_in_kernel(vm) < 0)
 		return -1;
 	vm->uart = uart_create(uart_irq, sink);
-	/* Until virtio_vm_setup() takes it for --console-device virtio. */
-	console_set_input(&vm->console, (struct console_target){
-		uart_in_space, uart_in, vm->uart });
+	console_set_input(&vm->console, CONSOLE_SRC_UART,
+			  (struct chardev_target){ uart_in_space, uart_in,
+						   vm->uart });
 	vm->exit_port = (struct debug_port){ on_test_exit, vm };
 	vm->progress_port = (struct debug_port){ on_progress, vm };
 	acpi_pm_init(&vm->acpi_pm, timing_now_ns, on_poweroff, vm);
@@ -135,7 +154,8 @@ static int add_devices(struct vm *vm)
 	    bus_register(&vm->pio, ABI_ACPI_PM_PORT, ACPI_PM_REGS_LEN,
 			 &acpi_pm_ops, &vm->acpi_pm, "acpi-pm") < 0 ||
 	    bus_register(&vm->pio, LAYOUT_I8042_CMD_PORT, 1, &i8042_reset_ops,
-			 &vm->reset_port, "i8042-reset") < 0) {
+			 &vm->reset_port, "i8042-reset") < 0 ||
+	    add_com2(vm) < 0) {
 		fprintf(stderr, "minivmm: error: registering devices\n");
 		return -1;
 	}
@@ -378,7 +398,8 @@ struct vm *vm_create(const struct vmm_config *cfg, struct host *h,
 	*status = EXIT_USAGE;
 	host_vm_prepare(h, vm);	/* the syscall fix's MSRs: into the filter */
 	if (console_open(&vm->console, cfg->console, cfg->console_file) < 0 ||
-	    msr_vm_prepare(vm) < 0 || virtio_vm_prepare(vm) < 0)
+	    console_attach(&vm->console, cfg) < 0 || msr_vm_prepare(vm) < 0 ||
+	    virtio_vm_prepare(vm) < 0)
 		goto fail;
 	if (cfg->timing) {
 		console_marks_init(&vm->console_marks, &vm->timing);
@@ -448,6 +469,7 @@ void vm_destroy(struct vm *vm)
 	virtio_vm_destroy(vm);
 	platform_destroy(vm);
 	uart_destroy(vm->uart);
+	uart_destroy(vm->uart2);
 	gmem_destroy(&vm->mem);
 	if (vm->rom.host)
 		munmap(vm->rom.host, vm->rom.size);

@@ -179,8 +179,9 @@ static int add_rng(struct virtio_vm *vv, struct pci_bus *bus)
 	return r ? plug(vv, d, virtio_rng_pci(r)) : -1;
 }
 
-/* The console device takes stdin from the UART; output goes to the same
- * place as the UART's, in its own line buffer. */
+/* The console device's host end: the shared console (output in its own
+ * line buffer; stdin with --console-device virtio) or its own
+ * (--virtio-console). */
 static int add_console(struct virtio_vm *vv, struct pci_bus *bus)
 {
 	struct vdev *d = new_dev(vv, "console");
@@ -193,7 +194,7 @@ static int add_console(struct virtio_vm *vv, struct pci_bus *bus)
 				       &h, d->name);
 	if (!d->con)
 		return -1;
-	console_set_input(con, (struct console_target){
+	console_set_input(con, CONSOLE_SRC_VIRTIO, (struct chardev_target){
 		virtio_console_rx_space, virtio_console_receive, d->con });
 	return plug(vv, d, virtio_console_pci(d->con));
 }

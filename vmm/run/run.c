@@ -54,10 +54,10 @@ static int timeout_ms(uint64_t deadline)
 
 static size_t input_space(struct vm *vm)
 {
-	struct console_target *in = &vm->console.input;
+	struct chardev_target *in = console_stdin_target(&vm->console);
 	size_t space;
 
-	if (!in->space)
+	if (!in)
 		return 0;
 	space = in->space(in->ctx);
 	return space < FEED_MAX ? space : FEED_MAX;
@@ -65,6 +65,7 @@ static size_t input_space(struct vm *vm)
 
 static void feed_console(struct vm *vm)
 {
+	struct chardev_target *to = console_stdin_target(&vm->console);
 	uint8_t in[FEED_MAX], out[FEED_MAX];
 	size_t space = input_space(vm), n_out;
 	ssize_t n;
@@ -81,7 +82,7 @@ static void feed_console(struct vm *vm)
 		vm_stop(vm, EXIT_USER_QUIT, "quit (Ctrl-A x)");
 		return;
 	}
-	vm->console.input.receive(vm->console.input.ctx, out, n_out);
+	to->receive(to->ctx, out, n_out);
 	if (vm->console.snapshot_key) {
 		vm->console.snapshot_key = false;
 		snapshot_request(vm, "Ctrl-A s");
@@ -144,7 +145,7 @@ static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 
 	while (!vm->stopping) {
 		bool input = vm->console.in_fd >= 0 && input_space(vm) > 0;
-		struct pollfd fds[4] = {
+		struct pollfd fds[4 + CONSOLE_POLL_FDS] = {
 			{ .fd = vm->stop_fd, .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = input ? vm->console.in_fd : -1,
@@ -160,7 +161,8 @@ static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 		tmo = stall_check(vm, &st, tmo);
 		if (vm->stopping)
 			break;
-		r = poll(fds, 4, tmo);
+		console_poll_add(&vm->console, &fds[4], &tmo);
+		r = poll(fds, 4 + CONSOLE_POLL_FDS, tmo);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (deadline && timing_now_ns() >= deadline) {
@@ -174,6 +176,8 @@ static void wait_loop(struct vm *vm, int sfd, uint64_t deadline)
 			feed_console(vm);
 		if (fds[3].revents & POLLIN)
 			snapshot_service(vm);
+		if (r > 0)
+			console_poll_service(&vm->console, &fds[4]);
 	}
 }
 

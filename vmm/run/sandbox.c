@@ -97,8 +97,8 @@ static const unsigned long snapshot_ioctls[] = {
 	KVM_GET_IRQCHIP, KVM_GET_PIT2, KVM_GET_CLOCK,
 };
 
-/* The gdb stub's and QMP's sockets: clients come and go while the guest
- * runs; replies go out with MSG_NOSIGNAL (send). */
+/* The gdb stub's, QMP's and socket consoles' sockets: clients come and
+ * go while the guest runs; replies go out with MSG_NOSIGNAL (send). */
 static const int control_calls[] = {
 	SCMP_SYS(accept4), SCMP_SYS(sendto), SCMP_SYS(recvfrom),
 	SCMP_SYS(shutdown),
@@ -240,12 +240,23 @@ static int add_narrow(scmp_filter_ctx ctx)
 	return rc ? -1 : 0;
 }
 
+/* A console on a unix socket (--serial, --virtio-console): clients
+ * come and go like the gdb stub's; a pty or file needs only read and
+ * write. */
+static bool socket_console(const struct vmm_config *cfg)
+{
+	for (unsigned int i = 0; i < cfg->nserial; i++)
+		if (cfg->serial[i].kind == SERIAL_UNIX)
+			return true;
+	return cfg->vconsole_given && cfg->vconsole.kind == SERIAL_UNIX;
+}
+
 #define N(a)	(sizeof(a) / sizeof(a[0]))
 
 /* What the options in use need. */
 static int add_optional(scmp_filter_ctx ctx, const struct vmm_config *cfg)
 {
-	bool control = cfg->gdb || cfg->qmp;
+	bool control = cfg->gdb || cfg->qmp || socket_console(cfg);
 	/* QMP's x-minivmm-snapshot writes snapshots too. */
 	bool snapshots = cfg->snapshot || cfg->qmp;
 

@@ -112,6 +112,7 @@ int snap_config_encode(const struct vmm_config *cfg, struct snap_buf *b,
 		kv_disk(&e, &cfg->disks[i]);
 	kv_u(&e, "rng", cfg->rng);
 	kv_u(&e, "console-virtio", cfg->console_virtio);
+	kv_u(&e, "com2", cfg->com2);
 	kv_u(&e, "exit-style", cfg->exit_qemu);
 	kv(&e, "cpuid", cfg->cpuid);
 	kv_u(&e, "pci-testdev", cfg->pci_testdev);
@@ -158,11 +159,11 @@ static bool *flag(struct vmm_config *m, const char *k)
 {
 	static const char *const keys[] = {
 		"pci-pio", "xen-platform", "rng", "exit-style", "pci-testdev",
-		"console-virtio", "pvpanic",
+		"console-virtio", "pvpanic", "com2",
 	};
 	bool *fields[] = {
 		&m->pci_pio, &m->xen_platform, &m->rng, &m->exit_qemu,
-		&m->pci_testdev, &m->console_virtio, &m->pvpanic,
+		&m->pci_testdev, &m->console_virtio, &m->pvpanic, &m->com2,
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -472,6 +473,14 @@ int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 			    "snapshot's machine (its console device is %s; "
 			    "restore without it)",
 			    s->console_virtio ? "virtio" : "uart");
+	if ((cfg->given & GIVEN_VIRTIO_CONSOLE) && !s->console_virtio)
+		return fail(err, errlen, "--virtio-console conflicts with the "
+			    "snapshot's machine (it has no virtio-console; "
+			    "restore without it)");
+	if ((cfg->given & GIVEN_SERIAL2) && !s->com2)
+		return fail(err, errlen, "--serial (a second one: COM2) "
+			    "conflicts with the snapshot's machine (it has no "
+			    "COM2; give one --serial at most)");
 	if (!(cfg->given & GIVEN_DISK)) {
 		cfg->ndisks = s->ndisks;
 		memcpy(cfg->disks, s->disks, sizeof(cfg->disks));
@@ -482,6 +491,7 @@ int snap_config_merge(struct vmm_config *cfg, const struct snap_config *c,
 	}
 	cfg->rng = s->rng;
 	cfg->console_virtio = s->console_virtio;
+	cfg->com2 = s->com2;
 	cfg->mem_size = s->mem_size;
 	cfg->cpus = s->cpus;
 	cfg->ecam = s->ecam;

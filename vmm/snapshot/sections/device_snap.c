@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Snapshot sections of the UART and the ACPI PM block (device_snap.h). */
+/* Snapshot sections of the UARTs and the ACPI PM block (device_snap.h). */
 #include "vmm/snapshot/sections/device_snap.h"
 #include "devices/uart16550.h"
 #include "vmm/snapshot/sections/platform_snap.h"
@@ -65,9 +65,15 @@ int device_snap_register(struct vm *vm)
 		  &vm->acpi_pm },
 	};
 
+	const struct snap_state_ops com2 = {
+		SNAP_SEC_UART, 1, SNAP_PHASE_DEVICES, uart_save, uart_load,
+		vm->uart2 };
+
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (snap_add_state(&vm->snap_reg, &ops[i]) < 0)
 			return -1;
+	if (vm->uart2 && snap_add_state(&vm->snap_reg, &com2) < 0)
+		return -1;
 	if (platform_snap_register(vm) < 0)
 		return -1;
 	return virtio_vm_snap_register(vm);
