@@ -45,7 +45,7 @@ else
 	tests=
 	for t in tests/boot/*.sh; do
 		t=$(basename "$t" .sh)
-		case " lib need-kvm linux-lib linux-init linux-vconsole-init linux-net-init share-init linux-crash-init linux-serial-init " in
+		case " lib need-kvm linux-lib linux-init linux-vconsole-init linux-net-init share-init linux-crash-init linux-serial-init linux-powerdown-init " in
 		*" $t "*) continue ;;
 		esac
 		tests="$tests $t"
