@@ -82,14 +82,18 @@ fi
 out=$BUILD/hw/${short:+short-}npt-$npt
 console=$out/l1-console.log
 t0=$SECONDS
-# A wedged L1 (its kernel or the software CPU stops: seen once in
+# A wedged L1 (its kernel or the software CPU stops: first seen in
 # 2026-12-02's lane, in gdb.sh after five checks, with not even lane.sh's
 # own loop running) stops lane.sh's heartbeat; a test's own hang does not
 # (lane.sh kills that one at its limit).  After STALL seconds without a
 # beat L1 is killed and the test it was running runs again in a new L1
-# with the tests after it; wedged a second time, it fails as "wedged".
-# Generous: a starved L1 beats slowly.
-stall=${MINIVMM_HW_STALL:-300}
+# with the tests after it, up to RETRIES times; wedged once more, it fails
+# as "wedged".  2026-12-02's wedges all came during guests of 2 vCPUs
+# (gdb-attach, milestones, syscall, nmi), about one run in four on a
+# quiet host: each costs STALL seconds.  Generous: a starved L1 beats
+# slowly (a beat is due every 2 s).
+stall=${MINIVMM_HW_STALL:-150}
+retries=${MINIVMM_HW_RETRIES:-3}
 # run_l1 TEST...: one L1 boot running the TESTs; prints the tests still
 # to run if L1 wedged (nothing when it finished).
 run_l1() {
@@ -119,11 +123,13 @@ run_l1() {
 		t=$1; shift
 		# A wedge is L1's (no test stops lane.sh's loop): the test
 		# runs once more in the new L1, its first log kept aside.
-		if ! grep -qx "$t" "$out/wedged.list" 2>/dev/null; then
+		w=$(grep -cx "$t" "$out/wedged.list" 2>/dev/null)
+		if [ "${w:-0}" -lt "$retries" ]; then
 			echo "$t" >>"$out/wedged.list"
-			mv "$out/logs/$t.log" "$out/logs/$t.wedged.log" 2>/dev/null
+			w=$((${w:-0} + 1))
+			mv "$out/logs/$t.log" "$out/logs/$t.wedged$w.log" 2>/dev/null
 			rm -f "$out/logs/$t.log.progress"
-			echo "@@ wedged once: $t (runs again in a new L1)" >>"$console"
+			echo "@@ wedged: $t (time $w; runs again in a new L1)" >>"$console"
 			echo "$t $*"
 			break
 		fi
@@ -193,7 +199,7 @@ expected() {	# LOG TEST CHECK: true if an entry explains this failure
 passed=0 failed=0
 failures=()
 for n in "${notes[@]}"; do echo "$n"; done
-sed -n 's/^@@ wedged once: \([^ ]*\).*/hw\/\1: L1 wedged during it once; it ran again in a new L1 (logs\/\1.wedged.log)/p' \
+sed -n 's/^@@ wedged: \([^ ]*\) (time \([0-9]*\).*/hw\/\1: L1 wedged during it (time \2); it ran again in a new L1 (logs\/\1.wedged\2.log)/p' \
 	"$console" 2>/dev/null
 for t in $tests; do
 	log=$out/logs/$t.log
@@ -215,7 +221,7 @@ for t in $tests; do
 		fi
 	done < <(sed -n 's/^FAIL: \([^ ]*\).*/\1/p' "$log" 2>/dev/null)
 	if [ "${rc:-x}" = wedged ]; then
-		f=$((f + 1)); failures+=("$t: L1 stopped (no heartbeat for $stall s) during it; the tests after it ran in a new L1")
+		f=$((f + 1)); failures+=("$t: L1 stopped (no heartbeat for $stall s) during it $((retries + 1)) times; the tests after it ran in a new L1")
 	elif [ "${rc:-x}" = limit ]; then
 		f=$((f + 1)); failures+=("$t: still running after $limit s (killed)")
 	elif [ "$p" -eq 0 ] && [ $((f + x)) -eq 0 ]; then
