@@ -126,10 +126,12 @@ done
 # 5-7 (serial, qmp, pci, virtio); msr (14), robust and snapshot (each
 # more than 10) run with `make check-hw`, and so does gdb: the software
 # CPU never traps its breakpoints (expected failures), and it took 2.5 to
-# over 10 minutes in three runs, once with L1 wedged (docs/hw-lane.md).
+# over 10 minutes in three runs, once with L1 wedged (docs/hw-lane.md),
+# and so does syscall: L1 wedged in 3 of its 4 runs on 2026-12-02 (its
+# 2-vCPU guests; check-hw.sh retries a wedged test, but not forever).
 # MINIVMM_HW_LANE=0 skips the lane.
 HW_LANE_TESTS=${HW_LANE_TESTS:-"short firmware foundation console emulate
-vconsole nmi syscall serial pci virtio qmp"}
+vconsole nmi serial pci virtio qmp"}
 if [ -e /dev/kvm ]; then
 	lane_args=(--short)
 	lane_name="hw-lane [short, real KVM]"
