@@ -88,8 +88,8 @@ t0=$SECONDS
 # (lane.sh kills that one at its limit).  After STALL seconds without a
 # beat L1 is killed and the test it was running runs again in a new L1
 # with the tests after it, up to RETRIES times; wedged once more, it fails
-# as "wedged".  2026-12-02's wedges all came during guests of 2 vCPUs
-# (gdb-attach, milestones, syscall, nmi, pci), in 5 of 11 tests of one
+# as "wedged".  2026-12-02's wedges came in or just after guests of
+# 2 vCPUs (gdb-attach, milestones, syscall, nmi, pci), in 5 of 11 tests of one
 # quiet make check: each costs STALL seconds.  Generous: a starved L1 beats
 # slowly (a beat is due every 2 s).
 stall=${MINIVMM_HW_STALL:-120}
