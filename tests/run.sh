@@ -136,7 +136,7 @@ if [ -e /dev/kvm ]; then
 	lane_args=(--short)
 	lane_name="hw-lane [short, real KVM]"
 else
-	lane_args=(--mem 4G --limit 900 $HW_LANE_TESTS)
+	lane_args=(--limit 900 $HW_LANE_TESTS)	# L1 of 12 GiB: highmem
 	lane_name="hw-lane [no /dev/kvm here: boot tests]"
 fi
 if [ "${MINIVMM_HW_LANE:-1}" != 0 ]; then
