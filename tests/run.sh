@@ -163,6 +163,8 @@ if [ "${MINIVMM_HW_LANE:-1}" != 0 ]; then
 		grep '^hw/' "$log" | sed 's/^/    /'
 		if [ "$f" -gt 0 ]; then
 			grep -E '^(failed|check-hw): ' "$log" | head -n 20
+			sed -n '/^details: /,/^L1 ran /p' "$log" |
+				grep -v '^L1 ran ' | head -n 60
 			failures+=("hw-lane: see $log")
 		fi
 	fi

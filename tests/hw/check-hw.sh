@@ -197,7 +197,7 @@ expected() {	# LOG TEST CHECK: true if an entry explains this failure
 }
 
 passed=0 failed=0
-failures=()
+failures=() details=()
 for n in "${notes[@]}"; do echo "$n"; done
 sed -n 's/^@@ wedged: \([^ ]*\) (time \([0-9]*\).*/hw\/\1: L1 wedged during it (time \2); it ran again in a new L1 (logs\/\1.wedged\2.log)/p' \
 	"$console" 2>/dev/null
@@ -218,6 +218,11 @@ for t in $tests; do
 		else
 			f=$((f + 1))
 			failures+=("$t: $(grep -m1 "^FAIL: $name" "$log")")
+			# What fail() printed with it, for a CI log that has
+			# only this summary.
+			details+=("$t: $(grep -m1 -A14 "^FAIL: $name" "$log" |
+				awk 'NR == 1 || /^    / { print; next } { exit }' |
+				sed '2,$s/^/    /')")
 		fi
 	done < <(sed -n 's/^FAIL: \([^ ]*\).*/\1/p' "$log" 2>/dev/null)
 	if [ "${rc:-x}" = wedged ]; then
@@ -245,6 +250,9 @@ for t in $tests; do
 done
 for f in "${failures[@]}"; do
 	echo "failed: $f"
+done
+for d in "${details[@]}"; do
+	echo "details: $d"
 done
 [ -n "$judge" ] || echo "L1 ran ${l1_secs} s"
 echo "logs in $out"
