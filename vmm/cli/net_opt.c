@@ -4,19 +4,9 @@
 #include <string.h>
 
 #include "vmm/cli/net_opt.h"
+#include "firmware/lib/hex.h"
 
 #define SYNTAX	"expected tap[=NAME][,mac=MAC][,offload=on|off]"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* xx:xx:xx:xx:xx:xx, unicast, not all zero. */
 static int parse_mac(const char *s, size_t l, uint8_t mac[6])
@@ -24,7 +14,7 @@ static int parse_mac(const char *s, size_t l, uint8_t mac[6])
 	if (l != 17)
 		return -1;
 	for (int i = 0; i < 6; i++) {
-		int hi = hexval(s[3 * i]), lo = hexval(s[3 * i + 1]);
+		int hi = hex_digit(s[3 * i]), lo = hex_digit(s[3 * i + 1]);
 
 		if (hi < 0 || lo < 0 || (i < 5 && s[3 * i + 2] != ':'))
 			return -1;

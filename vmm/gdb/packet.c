@@ -1,21 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* The remote protocol's framing (packet.h). */
 #include "vmm/gdb/packet.h"
+#include "firmware/lib/hex.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 void gdb_rx_init(struct gdb_rx *rx)
 {
@@ -98,12 +88,12 @@ enum gdb_rx_event gdb_rx_byte(struct gdb_rx *rx, uint8_t c)
 		rx->state = RX_DATA;
 		return GDB_RX_NONE;
 	case RX_SUM1:
-		h = hexval(c);
+		h = hex_digit(c);
 		rx->want = (uint8_t)((h < 0 ? 0 : h) << 4);
 		rx->state = h < 0 ? RX_IDLE : RX_SUM2;
 		return h < 0 ? GDB_RX_BAD_CHECKSUM : GDB_RX_NONE;
 	case RX_SUM2:
-		h = hexval(c);
+		h = hex_digit(c);
 		if (h < 0) {
 			rx->state = RX_IDLE;
 			return GDB_RX_BAD_CHECKSUM;
@@ -192,7 +182,7 @@ bool gdb_hex_u64(const char **p, uint64_t *v)
 	uint64_t x = 0;
 	int n = 0, h;
 
-	while ((h = hexval((unsigned char)*s)) >= 0) {
+	while ((h = hex_digit((unsigned char)*s)) >= 0) {
 		if (++n > 16)
 			return false;
 		x = x << 4 | (uint64_t)h;
@@ -208,8 +198,8 @@ bool gdb_hex_u64(const char **p, uint64_t *v)
 bool gdb_hex_bytes(const char *s, size_t n, uint8_t *out)
 {
 	for (size_t i = 0; i < n; i++) {
-		int hi = hexval((unsigned char)s[2 * i]);
-		int lo = hi < 0 ? -1 : hexval((unsigned char)s[2 * i + 1]);
+		int hi = hex_digit((unsigned char)s[2 * i]);
+		int lo = hi < 0 ? -1 : hex_digit((unsigned char)s[2 * i + 1]);
 
 		if (lo < 0)
 			return false;

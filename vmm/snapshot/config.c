@@ -2,29 +2,16 @@
 /* The CONFIG section (config.h).  Payload: u32 count, then count pairs
  * of length-prefixed strings, key and value; numbers in decimal. */
 #include "vmm/snapshot/config.h"
+#include "vmm/snapshot/errmsg.h"
 #include "vmm/cli/cpuid_flags.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define POLICY_TEXT_MAX	(1u << 20)
 #define MAX_ENTRIES	(32 + CLI_MAX_MSR_RULES + CLI_MAX_DISKS)
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static char *read_text(const char *path)
 {

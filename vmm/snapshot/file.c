@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Snapshot files (file.h). */
 #include "vmm/snapshot/file.h"
+#include "vmm/snapshot/errmsg.h"
 #include "firmware/lib/le.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,19 +17,6 @@
 
 #define STATE_ALIGN	8u
 #define WRITE_CHUNK	(8u << 20)
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static uint64_t align_up(uint64_t x, uint64_t a)
 {

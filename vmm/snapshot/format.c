@@ -2,9 +2,9 @@
 /* The snapshot container: header, section table, payload encoding.  See
  * format.h and docs/snapshot.md. */
 #include "vmm/snapshot/format.h"
+#include "vmm/snapshot/errmsg.h"
 #include "firmware/lib/le.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,19 +109,6 @@ void snap_build_head(uint8_t *buf, const struct snap_entry *e, uint32_t n,
 	le32_put(buf + H_TABLE_CRC, snap_crc(0, table,
 					 (size_t)n * SNAP_ENTRY_SIZE));
 	le32_put(buf + H_CRC, snap_crc(0, buf, H_CRC));
-}
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 static int check_header(const uint8_t *h, size_t len, uint64_t file_size,

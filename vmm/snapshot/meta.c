@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The META section (meta.h). */
 #include "vmm/snapshot/meta.h"
+#include "vmm/snapshot/errmsg.h"
 #include "vmm/host/host.h"
 
 #include <cpuid.h>
@@ -9,7 +10,6 @@
 #include <fcntl.h>
 #include <link.h>
 #include <linux/kvm.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -21,19 +21,6 @@ static const uint32_t needed_caps[] = {
 	KVM_CAP_ADJUST_CLOCK, KVM_CAP_MP_STATE, KVM_CAP_PIT_STATE2,
 	KVM_CAP_IRQCHIP, KVM_CAP_READONLY_MEM, KVM_CAP_GET_TSC_KHZ,
 };
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 struct note_hunt {
 	char *hex;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Restoring a snapshot (restore.h). */
 #include "vmm/snapshot/restore.h"
+#include "vmm/snapshot/errmsg.h"
 #include "vmm/snapshot/config.h"
 #include "vmm/snapshot/file.h"
 #include "vmm/snapshot/meta.h"
@@ -32,19 +33,6 @@ static int refuse(const char *path, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	return -1;
-}
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
 	return -1;
 }
 
