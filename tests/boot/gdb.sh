@@ -122,3 +122,36 @@ vm_bg $n -c 2 --kernel "$K" --append "cpus=2 hold" \
 addr=$(nm "$K" | awk '$3 == "gdb_release" { print $1 }')
 /usr/bin/python3 "$(dirname "$0")/gdb_hostile.py" "$TMP/$n.sock" "$addr"
 vm_status $n 42 'counter=6 watched=0x5eed' 'debugger gone'
+
+# 5. Attached, with no breakpoints, gdb costs the guest nothing: the
+# benchmark payload's exits and a RAM loop, alone and under gdb's
+# `continue`, alternated twice.  No debug exits is checked; the speeds
+# are figures (TIME lines: median ns per op, without / with gdb).
+B="$GUESTS/bench.elf"
+SPEED="cases=port_out,mmio_read:0,pci_cf8_read,ram_read:3 repeat=5"
+# medians RUN: "case:ring=median_ns ..." from RUN's BENCH lines.
+medians() {
+	sed -n 's/^BENCH case=\([^ ]*\) ring=\([0-9]\).* median_ns=\([^ ]*\).*/\1:\2=\3/p' \
+		"$TMP/$1.out" | tr '\n' ' '
+}
+for r in 1 2; do
+	n=gdb-speed-off-$r
+	vm $n 120 --kernel "$B" --append "$SPEED" --stats-json "$TMP/$n.json"
+	expect $n 0 '^BENCHDONE ran=4'
+	n=gdb-speed-on-$r
+	vm_bg $n --kernel "$B" --append "$SPEED" --stats-json "$TMP/$n.json" \
+		--gdb "unix:$TMP/$n.sock,wait"
+	"${GDB[@]}" -ex "target remote $TMP/$n.sock" -ex 'continue' \
+		>"$TMP/$n.gdb" 2>&1
+	has $n 'exited normally'
+	vm_status $n 0 '^BENCHDONE ran=4'
+	debug=$(python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["exits"].get("debug", 0))' "$TMP/$n.json")
+	if [ "$debug" = 0 ]; then
+		pass "$n-no-debug-exits"
+	else
+		fail "$n-no-debug-exits" "$debug debug exits"
+	fi
+	echo "TIME: gdb-speed round $r: without gdb $(medians gdb-speed-off-$r)"
+	echo "TIME: gdb-speed round $r: with gdb    $(medians $n)"
+done

@@ -116,6 +116,7 @@ run_l1() {
 		w=$stall
 		[ -n "$hb" ] || w=$((3 * stall))
 		[ $((SECONDS - seen)) -lt "$w" ] && continue
+		"$here/l1-where.sh" "$out" >>"$console"
 		kill $pid; sleep 5; pkill -KILL -P $pid 2>/dev/null
 		while [ $# -gt 0 ] && grep -q "^@@ test $1 " "$console"; do
 			shift

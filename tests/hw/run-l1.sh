@@ -36,7 +36,19 @@ kopt=
 # IO-APIC timer can time out and L1 would run without one.
 # (--timer-check leaves it out, to see what happens then.)
 args=$(echo "$*" | tr ' ' ,)
-exec timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg,thread=multi \
+# QEMU's monitor, for a look at a wedged L1 (check-hw.sh asks it for both
+# CPUs' registers); left out where the socket's path would be too long.
+mon=
+[ ${#out} -lt 90 ] && mon="-monitor unix:$out/qemu-monitor.sock,server=on,wait=off"
+# One host thread runs both L1 CPUs (MINIVMM_L1_TCG=multi: one each).
+# With one each, QEMU 7.2 wedged L1 in about one test in four: both CPUs
+# looping through exc_int3 and __schedule, the kernel's int3-based code
+# patching (static keys KVM flips as VMs come and go) meeting a CPU that
+# runs stale translated code.  One thread was also faster wherever L2
+# had 2 vCPUs or many exits: msr 62 s instead of 457, syscall 20 s
+# instead of 60-120 (docs/hw-lane.md).
+exec timeout -k 10 "$limit" qemu-system-x86_64 \
+	-accel "tcg,thread=${MINIVMM_L1_TCG:-single}" $mon \
 	-cpu max -smp 2 -m "$mem" -display none -serial stdio -no-reboot \
 	-kernel "$cache/vmlinuz" -initrd "$cache/l1.cpio" \
 	-append "console=ttyS0 mitigations=off $timer quiet $kopt $more l1script=$script l1out=$out${args:+ l1args=$args}" \
