@@ -9,9 +9,10 @@
 #
 # Without -o the image goes to the cache ($MINIVMM_CACHE, else
 # ${XDG_CACHE_HOME:-~/.cache}/minivmm), named after a hash of its inputs,
-# and an existing one is reused.  No device nodes are created (that needs
-# root): the kernel's built-in initramfs already has /dev/console, and the
-# init mounts devtmpfs.
+# and an existing one is reused (under TMPDIR where the cache is
+# read-only).  No device nodes are created (that needs root): the kernel's
+# built-in initramfs already has /dev/console, and the init mounts
+# devtmpfs.
 set -eu
 
 die() { echo "mkinitramfs: $*" >&2; exit 1; }
@@ -46,12 +47,21 @@ command -v cpio >/dev/null || die "cpio not found (apt-get install cpio)"
 
 if [ -z "$out" ]; then
 	cache=${MINIVMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/minivmm}
-	mkdir -p "$cache"
+	mkdir -p "$cache" 2>/dev/null || :
 	sum=$(cat "$busybox" "$init" "$@" | sha256sum | cut -c1-16)
 	out=$cache/initramfs-$sum.cpio${gz:+.gz}
 	if [ -s "$out" ]; then
 		echo "$out"
 		exit 0
+	fi
+	# A cache that cannot be written (the hardware lane's L1 sees the
+	# host's read-only): the same name under TMPDIR.
+	if ! [ -d "$cache" ] || ! [ -w "$cache" ]; then
+		out=${TMPDIR:-/tmp}/minivmm-initramfs-$sum.cpio${gz:+.gz}
+		if [ -s "$out" ]; then
+			echo "$out"
+			exit 0
+		fi
 	fi
 fi
 

@@ -17,8 +17,13 @@ while read -r verdict name rest; do
 		sed 's/^/    /' "$TMP/logs/$name.log" | tail -n 15 ;;
 	esac
 done <"$TMP/run.out"
-[ "$status" = 0 ] && pass guests-status ||
-	fail guests-status "minivmm test exited $status: $(cat "$TMP/run.err")"
+# The run's status, TAP and JUnit agree with the verdicts above (which
+# judge each entry: the hardware lane expects some to fail).
+nf=$(grep -cE '^(FAIL|TIMEOUT) ' "$TMP/run.out")
+want=0
+[ "$nf" -gt 0 ] && want=1
+[ "$status" = $want ] && pass guests-status ||
+	fail guests-status "minivmm test exited $status with $nf failed, expected $want: $(cat "$TMP/run.err")"
 
 # Each firmware payload said so itself, not just by powering off.
 for log in "$TMP"/logs/mtrr-*.log "$TMP"/logs/tables-*.log; do
@@ -75,13 +80,14 @@ grep -q "^ready: generation 0, args 'mix=1000" "$TMP/logs-n/r2.log" &&
 n=$(grep -c '^\[' "$MANIFEST")
 grep -q "^1\.\.$n\$" "$TMP/guests.tap" && pass guests-tap ||
 	fail guests-tap "no 1..$n plan"
-[ "$(grep -c '^ok ' "$TMP/guests.tap")" = "$n" ] && pass guests-tap-ok ||
-	fail guests-tap-ok "not every entry ok"
+[ "$(grep -c '^ok ' "$TMP/guests.tap")" = "$((n - nf))" ] && pass guests-tap-ok ||
+	fail guests-tap-ok "TAP's ok lines are not the $((n - nf)) passed entries"
 python3 -c 'import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
 s = r.find("testsuite")
 assert int(s.get("tests")) == int(sys.argv[2]), s.get("tests")
-assert int(s.get("failures")) == 0' "$TMP/guests.xml" "$n" 2>"$TMP/xml.err" &&
+bad = int(s.get("failures")) + int(s.get("errors") or 0)
+assert bad == int(sys.argv[3]), bad' "$TMP/guests.xml" "$n" "$nf" 2>"$TMP/xml.err" &&
 	pass guests-junit || fail guests-junit "$(cat "$TMP/xml.err")"
 
 # Bad input to the runner: one line, status 2, before anything runs.

@@ -42,9 +42,9 @@ mon=
 [ ${#out} -lt 90 ] && mon="-monitor unix:$out/qemu-monitor.sock,server=on,wait=off"
 # One host thread runs both L1 CPUs (MINIVMM_L1_TCG=multi: one each).
 # With one each, QEMU 7.2 wedged L1 in about one test in four: both CPUs
-# looping through exc_int3 and __schedule, the kernel's int3-based code
-# patching (static keys KVM flips as VMs come and go) meeting a CPU that
-# runs stale translated code.  One thread was also faster wherever L2
+# looping through exc_int3 and __schedule (the kernel's int3-based code
+# patching, of static keys KVM flips as VMs come and go; a CPU running
+# stale translated code is our guess).  One thread was also faster wherever L2
 # had 2 vCPUs or many exits: msr 62 s instead of 457, syscall 20 s
 # instead of 60-120 (docs/hw-lane.md).
 exec timeout -k 10 "$limit" qemu-system-x86_64 \
