@@ -31,7 +31,7 @@ for m in $(cat /mods/order); do
 	esac
 done
 [ -c /dev/kvm ] || echo "@@ no /dev/kvm: $(dmesg | grep -i -E 'kvm|svm' | tail -n 3 | tr '\n' ' ')"
-echo "@@ kvm_amd $(for f in npt nested; do
+echo "@@ kvm_amd $(for f in npt nested vgif; do
 	echo "$f=$(cat /sys/module/kvm_amd/parameters/$f 2>/dev/null)"; done | tr '\n' ' ')"
 
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose \
