@@ -124,8 +124,8 @@ done
 # instead, with the normal build (HW_LANE_TESTS; the sanitizer build in a
 # software CPU would take hours).  The list is every boot test but the
 # Linux ones and the long lanes' own (bench, kut, load): with L1 on one
-# TCG thread (2026-12-02, quiet host) they took 12-103 s each, 15 minutes
-# in all.  The Linux guests stay in `make
+# TCG thread (2026-12-02, a fresh clone on a quiet host) they took 3-116
+# s each, 14 minutes in all.  The Linux guests stay in `make
 # check-hw`: in this software CPU Debian's kernel with two UARTs hung in
 # linux-serial (spinning with interrupts off for a lock already held), and
 # a 2-vCPU boot in linux.sh halted for good (docs/hw-lane.md); and
@@ -133,7 +133,7 @@ done
 # take most of CI's time).  MINIVMM_HW_LANE=0 skips the lane.
 HW_LANE_TESTS=${HW_LANE_TESTS:-"short firmware foundation console emulate
 vconsole nmi serial pci virtio qmp syscall gdb msr robust snapshot
-snapshot-walk net guests"}
+snapshot-walk net guests testci"}
 if [ -e /dev/kvm ]; then
 	lane_args=(--short)
 	lane_name="hw-lane [short, real KVM]"
