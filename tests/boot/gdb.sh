@@ -27,14 +27,7 @@ vm_bg() {
 	timeout -k 5 "$(secs 120)" "$MINIVMM" "$@" </dev/null >"$TMP/$name.out" \
 		2>"$TMP/$name.err" &
 	vm_pid=$!
-	# Until the socket is there or minivmm has ended: a start-up takes
-	# seconds on a loaded or emulated host (a safety net, not a limit
-	# under test).
-	for _ in $(seq 600); do
-		[ -S "$TMP/$name.sock" ] && return
-		kill -0 "$vm_pid" 2>/dev/null || return
-		sleep 0.1
-	done
+	wait_socket "$TMP/$name.sock" "$vm_pid"
 }
 
 # has NAME REGEX: gdb's output holds it.

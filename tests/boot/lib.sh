@@ -28,6 +28,17 @@ vm() {
 	status=$?
 }
 
+# wait_socket PATH PID: until the unix socket PATH exists or PID has
+# ended.  A start-up takes seconds on a loaded or emulated host (a safety
+# net of 60 s, not a limit under test).
+wait_socket() {
+	for _ in $(seq 600); do
+		[ -S "$1" ] && return
+		kill -0 "$2" 2>/dev/null || return
+		sleep 0.1
+	done
+}
+
 pass() { echo "PASS: $1"; }
 fail() {
 	echo "FAIL: $1 ($2)"

@@ -42,11 +42,7 @@ boot() {
 		--gdb "unix:$TMP/$name.sock$gdbopt" </dev/null \
 		>"$TMP/$name.out" 2>"$TMP/$name.err" &
 	vm_pid=$!
-	for _ in $(seq 600); do
-		[ -S "$TMP/$name.sock" ] && return
-		kill -0 "$vm_pid" 2>/dev/null || return
-		sleep 0.1
-	done
+	wait_socket "$TMP/$name.sock" "$vm_pid"
 }
 
 # has NAME FILE REGEX

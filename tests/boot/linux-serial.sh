@@ -39,11 +39,7 @@ sock="$TMP/$n.sock"
 (boot $n "$cache/vmlinux" serial --serial stdio --serial "unix:$sock"
  exit "$status") &
 boot_pid=$!
-for _ in $(seq 600); do	# the socket, once minivmm is up
-	[ -S "$sock" ] && break
-	kill -0 "$boot_pid" 2>/dev/null || break
-	sleep 0.1
-done
+wait_socket "$sock" "$boot_pid"	# once minivmm is up
 # Types a line once the hello came, then holds the connection until
 # minivmm ends (it closes the socket).
 {
