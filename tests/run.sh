@@ -81,12 +81,9 @@ if [ "${MINIVMM_LINUX_TEST:-0}" != 1 ]; then
 fi
 for build in build build-asan; do
 	[ -x "$build/minivmm" ] || continue
-	for t in tests/boot/*.sh; do
-		# Helpers, and guests' /init scripts (*-init.sh), are no tests.
-		case " lib need-kvm linux-lib ${SKIP_BOOT_TESTS:-} " in
-		*" $(basename "$t" .sh) "*) continue ;;
-		esac
-		case $t in *-init.sh) continue ;; esac
+	for name in $(tests/boot-tests.sh); do
+		t=tests/boot/$name.sh
+		case " ${SKIP_BOOT_TESTS:-} " in *" $name "*) continue ;; esac
 		if [ "$build" = build-asan ] && { [ "$(basename "$t")" = linux.sh ] ||
 			[ "$(basename "$t")" = linux-serial.sh ]; }; then
 			continue

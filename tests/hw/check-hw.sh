@@ -42,14 +42,7 @@ elif [ -n "$short" ]; then
 else
 	# As tests/run.sh: linux.sh is Debian's stock kernel (make
 	# check-linux there); here it runs too.
-	tests=
-	for t in tests/boot/*.sh; do
-		t=$(basename "$t" .sh)
-		# Helpers and guests' /init scripts are no tests.
-		case " lib need-kvm linux-lib " in *" $t "*) continue ;; esac
-		case $t in *-init) continue ;; esac
-		tests="$tests $t"
-	done
+	tests=$(tests/boot-tests.sh | tr '\n' ' ')
 fi
 mem=${mem:-12G}
 
@@ -221,8 +214,7 @@ for t in $tests; do
 			failures+=("$t: $(grep -m1 "^FAIL: $name" "$log")")
 			# What fail() printed with it, for a CI log that has
 			# only this summary.
-			details+=("$t: $(grep -m1 -A14 "^FAIL: $name" "$log" |
-				awk 'NR == 1 || /^    / { print; next } { exit }' |
+			details+=("$t: $(block "$log" "$name" | head -n 15 |
 				sed '2,$s/^/    /')")
 		fi
 	done < <(sed -n 's/^FAIL: \([^ ]*\).*/\1/p' "$log" 2>/dev/null)
