@@ -5,9 +5,11 @@
 #include "vmm/layout.h"
 #include "vmm/memory.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define PAGE		4096u
@@ -17,7 +19,6 @@
 struct pci_ecam {
 	int memfd;
 	unsigned int npages;		/* pages 0..255: all-ones */
-	uint8_t *ones;			/* their mapping, ONES_PAGES long */
 	uint8_t *pages[MAX_PAGES];	/* config pages, index = memfd page */
 	struct pci_bus *bus;		/* once mapped */
 	unsigned int nbuses;
@@ -25,28 +26,53 @@ struct pci_ecam {
 	uint64_t size;
 };
 
+static const uint8_t ones_page[PAGE] = { [0 ... PAGE - 1] = 0xff };
+
+/* The all-ones pages stay holes until a read-only window needs them
+ * (trap and off never map them). */
 struct pci_ecam *pci_ecam_create(void)
 {
 	struct pci_ecam *e = calloc(1, sizeof(*e));
-	size_t ones = (size_t)ONES_PAGES * PAGE;
 
 	if (!e)
 		return NULL;
 	e->memfd = memfd_create("minivmm-pci-config", MFD_CLOEXEC);
-	if (e->memfd < 0 || ftruncate(e->memfd, (off_t)ones) < 0)
-		goto fail;
-	e->ones = mmap(NULL, ones, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       e->memfd, 0);
-	if (e->ones == MAP_FAILED) {
-		e->ones = NULL;
-		goto fail;
+	if (e->memfd < 0 ||
+	    ftruncate(e->memfd, (off_t)ONES_PAGES * PAGE) < 0) {
+		pci_ecam_destroy(e);
+		return NULL;
 	}
-	memset(e->ones, 0xff, ones);
 	e->npages = ONES_PAGES;
 	return e;
-fail:
-	pci_ecam_destroy(e);
-	return NULL;
+}
+
+/* Written, not memset through a mapping: one system call instead of a
+ * page fault per page. */
+static int fill_ones(struct pci_ecam *e)
+{
+	struct iovec iov[ONES_PAGES];
+	size_t done = 0, total = (size_t)ONES_PAGES * PAGE;
+
+	for (unsigned int i = 0; i < ONES_PAGES; i++)
+		iov[i] = (struct iovec){ (void *)ones_page, PAGE };
+	while (done < total) {
+		unsigned int first = done / PAGE;
+		ssize_t n;
+
+		/* After a short write, resume mid-page. */
+		iov[first].iov_base = (void *)(ones_page + done % PAGE);
+		iov[first].iov_len = PAGE - done % PAGE;
+		n = pwritev(e->memfd, iov + first, ONES_PAGES - first,
+			    (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			errno = n ? errno : EIO;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return 0;
 }
 
 /* Fresh memfd pages are zero. */
@@ -113,6 +139,8 @@ static int map_ro(struct pci_ecam *e, struct gmem *mem)
 {
 	uint8_t *win;
 
+	if (fill_ones(e) < 0)
+		return -1;
 	win = mmap(NULL, e->size, PROT_NONE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (win == MAP_FAILED)
@@ -144,7 +172,6 @@ int pci_ecam_map(struct pci_ecam *e, struct pci_bus *bus, unsigned int nbuses,
 
 int pci_ecam_check(const struct pci_ecam *e, FILE *out)
 {
-	static const uint8_t ones[PAGE] = { [0 ... PAGE - 1] = 0xff };
 	int problems = 0;
 
 	if (!e || !e->map)
@@ -155,7 +182,7 @@ int pci_ecam_check(const struct pci_ecam *e, FILE *out)
 			const uint8_t *win = e->map + ((uint64_t)b << 20) +
 					     ((uint64_t)devfn << 12);
 
-			if (!memcmp(win, pg ? pg : ones, PAGE))
+			if (!memcmp(win, pg ? pg : ones_page, PAGE))
 				continue;
 			fprintf(out, "pci: ECAM window at %02x:%02x.%x differs "
 				"from the model\n", b, devfn >> 3, devfn & 7);
@@ -173,8 +200,6 @@ void pci_ecam_destroy(struct pci_ecam *e)
 		munmap(e->map, e->size);
 	for (unsigned int i = ONES_PAGES; i < e->npages; i++)
 		munmap(e->pages[i], PAGE);
-	if (e->ones)
-		munmap(e->ones, (size_t)ONES_PAGES * PAGE);
 	if (e->memfd >= 0)
 		close(e->memfd);
 	free(e);

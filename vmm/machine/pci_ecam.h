@@ -22,7 +22,8 @@ struct gmem;
 struct pci_bus;
 struct pci_ecam;
 
-/* The memfd and its all-ones pages: NULL (errno set) on failure. */
+/* The memfd, its all-ones pages still holes (pci_ecam_map fills them for
+ * a read-only window): NULL (errno set) on failure. */
 struct pci_ecam *pci_ecam_create(void);
 /* pci_bus_config.alloc_page, ctx = the pci_ecam: a zeroed memfd page. */
 void *pci_ecam_alloc_page(void *ctx);
