@@ -113,30 +113,29 @@ static size_t coalesce(struct msr_span *s, size_t n)
 	return k;
 }
 
-int msr_table_apply(struct msr_policy *p, uint32_t first, uint32_t last,
-		 unsigned int dmask, const struct msr_entry e[2])
+/* The spans replacing spans[*lo..*hi) (those [first, last] touches) into
+ * out, which holds 2 * (*hi - *lo) + 3; their count. */
+static size_t rewrite(const struct msr_policy *p, uint32_t first,
+		      uint32_t last, unsigned int dmask,
+		      const struct msr_entry e[2], size_t lo, size_t *hi,
+		      struct msr_span *out)
 {
-	size_t cap = 2 * p->nspans + 4, n = 0, i = 0;
-	struct msr_span *out = malloc(cap * sizeof(*out));
+	size_t n = 0, i = lo;
 	uint64_t cur = first;
 
-	if (!out)
-		return -1;
-	for (; i < p->nspans && p->spans[i].last < first; i++)
-		out[n++] = p->spans[i];
 	if (i < p->nspans && p->spans[i].first < first) {
 		out[n] = p->spans[i];
 		out[n++].last = first - 1;
 	}
 	for (; i < p->nspans && p->spans[i].first <= last; i++) {
 		const struct msr_span *s = &p->spans[i];
-		uint64_t lo = s->first > first ? s->first : first;
-		uint64_t hi = s->last < last ? s->last : last;
+		uint64_t a = s->first > first ? s->first : first;
+		uint64_t b = s->last < last ? s->last : last;
 
-		if (cur < lo)
-			push_piece(out, &n, cur, lo - 1, NULL, dmask, e);
-		push_piece(out, &n, lo, hi, s->e, dmask, e);
-		cur = hi + 1;
+		if (cur < a)
+			push_piece(out, &n, cur, a - 1, NULL, dmask, e);
+		push_piece(out, &n, a, b, s->e, dmask, e);
+		cur = b + 1;
 		if (s->last > last)
 			break;
 	}
@@ -148,12 +147,44 @@ int msr_table_apply(struct msr_policy *p, uint32_t first, uint32_t last,
 		out[n++].first = last + 1;
 		i++;
 	}
-	for (; i < p->nspans; i++)
-		out[n++] = p->spans[i];
-	free(p->spans);
-	p->spans = out;
-	p->cap = cap;
-	p->nspans = coalesce(out, n);
+	*hi = i;
+	return n;
+}
+
+/* Rewrites only the spans the rule touches, in place: copying the whole
+ * table into a fresh array per rule made loading a long policy
+ * quadratic in allocations. */
+int msr_table_apply(struct msr_policy *p, uint32_t first, uint32_t last,
+		 unsigned int dmask, const struct msr_entry e[2])
+{
+	size_t lo = 0, hi = 0, k = 0, n, total;
+	struct msr_span *out;
+
+	while (lo < p->nspans && p->spans[lo].last < first)
+		lo++;
+	while (lo + k < p->nspans && p->spans[lo + k].first <= last)
+		k++;
+	out = malloc((2 * k + 3) * sizeof(*out));
+	if (!out)
+		return -1;
+	n = rewrite(p, first, last, dmask, e, lo, &hi, out);
+	total = lo + n + (p->nspans - hi);
+	if (total > p->cap) {
+		size_t cap = total > 2 * p->cap ? total : 2 * p->cap;
+		struct msr_span *v = realloc(p->spans, cap * sizeof(*v));
+
+		if (!v) {
+			free(out);
+			return -1;
+		}
+		p->spans = v;
+		p->cap = cap;
+	}
+	memmove(&p->spans[lo + n], &p->spans[hi],
+		(p->nspans - hi) * sizeof(*out));
+	memcpy(&p->spans[lo], out, n * sizeof(*out));
+	free(out);
+	p->nspans = coalesce(p->spans, total);
 	return 0;
 }
 
