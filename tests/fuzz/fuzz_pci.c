@@ -296,6 +296,10 @@ static void op_ecam_ro_read(struct vm *vm, struct fz *in)
 	const uint8_t *ro;
 
 	off &= ~(uint64_t)(len - 1);
+	/* Past the window (1 MiB per bus) the ECAM area is free MMIO space
+	 * where a BAR may sit: a memslot there is not the window. */
+	if (off >= (uint64_t)vm->cfg->pci_buses << PCI_ECAM_BUS_SHIFT)
+		return;
 	ro = gmem_any_ptr(&vm->mem, LAYOUT_ECAM_BASE + off, len);
 	if (vm->cfg->ecam != ECAM_RO || !ro)
 		return;
