@@ -19,8 +19,9 @@
  * Checked: every iovec lies inside guest RAM; a chain holds at most
  * VQ_CHAIN_MAX buffers and its lengths add up; a broken queue stays
  * broken; the parser's data slices lie inside the chain's buffers of the
- * right direction and add up to its length; the status byte is the last
- * writable byte; a request accepted with VIRTIO_BLK_S_OK stays inside the
+ * right direction and add up to its length; a read fills every writable
+ * buffer in chain order but the status byte, the last writable byte (by
+ * position: buffers may overlap in guest memory); a request accepted with VIRTIO_BLK_S_OK stays inside the
  * disk, reads and writes whole sectors, and writes only a writable disk.
  */
 #include "devices/virtio/blk_req.h"
@@ -91,6 +92,29 @@ static bool in_chain(const struct vq_chain *c, const void *p, uint64_t len,
 	return false;
 }
 
+/* Data read from the disk goes to every writable buffer in chain order
+ * but the status byte, the last one's final byte.  Compared by position,
+ * not address: buffers may overlap in guest memory, so another buffer
+ * may well end where the status byte sits. */
+static void check_in_slices(const struct vq_chain *c, const struct blk_req *r)
+{
+	unsigned int last = c->n_out + c->n_in - 1, k = 0;
+
+	for (unsigned int i = c->n_out; i <= last; i++) {
+		size_t len = c->iov[i].iov_len - (i == last);
+
+		if (!len)
+			continue;
+		FZ_CHECK(k < r->niov && r->iov[k].iov_base ==
+			 c->iov[i].iov_base && r->iov[k].iov_len == len,
+			 "slice %u is not writable buffer %u less the status "
+			 "byte", k, i);
+		k++;
+	}
+	FZ_CHECK(k == r->niov, "%u slices for %u writable buffers",
+		 r->niov, k);
+}
+
 static void check_req(const struct vq_chain *c, const struct blk_geom *g,
 		      const struct blk_req *r)
 {
@@ -108,13 +132,11 @@ static void check_req(const struct vq_chain *c, const struct blk_geom *g,
 
 		FZ_CHECK(in_chain(c, b, r->iov[i].iov_len, wr),
 			 "slice %u outside the chain", i);
-		/* Buffers may overlap in guest memory; only the status
-		 * byte's own position in the chain is excluded. */
-		FZ_CHECK(!wr || i + 1 < r->niov || b + r->iov[i].iov_len !=
-			 r->status_at + 1, "data covers the status byte");
 		sum += r->iov[i].iov_len;
 	}
 	FZ_CHECK(sum == r->len, "slice lengths");
+	if (wr && c->out_len >= VIRTIO_BLK_HDR_SIZE)	/* type was read */
+		check_in_slices(c, r);
 	if (r->status != VIRTIO_BLK_S_OK)
 		return;
 	if (r->type == VIRTIO_BLK_T_IN || r->type == VIRTIO_BLK_T_OUT) {
