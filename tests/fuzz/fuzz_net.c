@@ -160,13 +160,17 @@ static void step_check(struct fz *f)
 	uint8_t hdr[VIRTIO_NET_HDR_SIZE] = { 0 };
 	size_t n;
 	const uint8_t *b = fz_bytes(f, sizeof(hdr), &n);
-	uint8_t gso;
+	uint8_t gso, ecn;
 
 	memcpy(hdr, b, n);
 	if (net_tx_check(hdr, len, features))
 		return;
-	gso = hdr[VIRTIO_NET_HDR_GSO_TYPE];
+	/* The ECN bit qualifies a segmentation type; it is no type. */
+	gso = hdr[VIRTIO_NET_HDR_GSO_TYPE] & ~VIRTIO_NET_HDR_GSO_ECN;
+	ecn = hdr[VIRTIO_NET_HDR_GSO_TYPE] & VIRTIO_NET_HDR_GSO_ECN;
 	FZ_CHECK(len >= NET_ETH_HLEN, "runt accepted");
+	FZ_CHECK(!ecn || (gso && features >> VIRTIO_NET_F_HOST_ECN & 1),
+		 "ECN bit accepted with gso %#x", gso);
 	FZ_CHECK(!(hdr[0] & ~VIRTIO_NET_HDR_F_NEEDS_CSUM), "flags accepted");
 	FZ_CHECK(!(hdr[0] & 1) || features >> VIRTIO_NET_F_CSUM & 1,
 		 "checksum not negotiated");
