@@ -87,5 +87,5 @@ wait "$vm_pid"
 status=$?
 has $s-thread "$TMP/$s.gdb" 'Thread 1 .*vCPU 0'
 has $s-pc "$TMP/$s.gdb" '=> 0xffffffff8[0-9a-f]+ <[a-z_0-9.]+(\+[0-9]+)?>:'
-has $s-banner "$TMP/$s.gdb" '<linux_banner>: +"Linux version 6\.1'
+has $s-banner "$TMP/$s.gdb" '<linux_banner>:[[:space:]]+"Linux version 6\.1'
 expect $s 7 '' 'killed by gdb'

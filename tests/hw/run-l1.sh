@@ -45,16 +45,21 @@ args=$(echo "$*" | tr ' ' ,)
 # CPUs' registers); left out where the socket's path would be too long.
 mon=
 [ ${#out} -lt 90 ] && mon="-monitor unix:$out/qemu-monitor.sock,server=on,wait=off"
-# One host thread runs both L1 CPUs (MINIVMM_L1_TCG=multi: one each).
-# With one each, QEMU 7.2 wedged L1 in about one test in four: both CPUs
-# looping through exc_int3 and __schedule (the kernel's int3-based code
-# patching, of static keys KVM flips as VMs come and go; a CPU running
-# stale translated code is our guess).  One thread was also faster wherever L2
-# had 2 vCPUs or many exits: msr 62 s instead of 457, syscall 20 s
-# instead of 60-120 (docs/hw-lane.md).
+# One L1 CPU (MINIVMM_L1_CPUS=2 for two), on one host thread
+# (MINIVMM_L1_TCG=multi: a thread per CPU).
+# - With a thread per CPU, QEMU 7.2 wedged L1 in about one test in four:
+#   both CPUs looping through exc_int3 and __schedule (the kernel's
+#   int3-based code patching, of static keys KVM flips as VMs come and
+#   go; a CPU running stale translated code is our guess).  One thread was
+#   also faster wherever L2 had 2 vCPUs or many exits: msr 62 s instead of
+#   457, syscall 20 s instead of 60-120.
+# - With two L1 CPUs on that one thread, 2-vCPU Linux guests in L2 hung
+#   in 7 of 24 boots (minivmm 1 of 12, QEMU 6 of 12: a vCPU halted in
+#   kvm_wait for a kick that never came); with one L1 CPU, 0 of 24.  Two
+#   CPUs on one thread run no faster than one (docs/hw-lane.md).
 exec timeout -k 10 "$limit" qemu-system-x86_64 \
 	-accel "tcg,thread=${MINIVMM_L1_TCG:-single}" $mon \
-	-cpu max -smp 2 -m "$mem" -display none -serial stdio -no-reboot \
+	-cpu max -smp "${MINIVMM_L1_CPUS:-1}" -m "$mem" -display none -serial stdio -no-reboot \
 	-kernel "$cache/vmlinuz" -initrd "$cache/l1.cpio" \
 	-append "console=ttyS0 mitigations=off $timer quiet $kopt $more l1script=$script l1out=$out${args:+ l1args=$args}" \
 	-virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
