@@ -120,17 +120,15 @@ done
 # Where it has none, every boot test above said SKIP: the lane runs them
 # instead, with the normal build (HW_LANE_TESTS; the sanitizer build in a
 # software CPU would take hours).  The list is every boot test but the
-# Linux ones and the long lanes' own (bench, kut, load): with L1 on one
-# TCG thread (2026-12-02, a fresh clone on a quiet host) they took 3-116
-# s each, 14 minutes in all.  The Linux guests stay in `make
-# check-hw`: in this software CPU Debian's kernel with two UARTs hung in
-# linux-serial (spinning with interrupts off for a lock already held), and
-# a 2-vCPU boot in linux.sh halted for good (docs/hw-lane.md); and
-# minivmm's own kernel is built only where /dev/kvm is (its build would
-# take most of CI's time).  MINIVMM_HW_LANE=0 skips the lane.
+# long lanes' own (bench, kut, load) and the Linux tests that need
+# minivmm's own kernel, which is built only where /dev/kvm is (its build
+# would take most of CI's time): the Linux boots with Debian's kernel
+# (linux, linux-serial) are in.  With L1 on one TCG thread and one CPU
+# (2026-12-02, quiet host) the tests took 3-116 s each, 14 minutes in
+# all; linux 69 s, linux-serial 17 s.  MINIVMM_HW_LANE=0 skips the lane.
 HW_LANE_TESTS=${HW_LANE_TESTS:-"short firmware foundation console emulate
 vconsole nmi serial pci virtio qmp syscall gdb msr robust snapshot
-snapshot-walk net guests testci"}
+snapshot-walk net guests testci linux linux-serial"}
 if [ -e /dev/kvm ]; then
 	lane_args=(--short)
 	lane_name="hw-lane [short, real KVM]"

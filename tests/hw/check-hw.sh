@@ -7,9 +7,12 @@
 # names; default: all that make check runs) in one L1 boot with lane.sh,
 # then judges each test's log here against the expected failures in
 # tests/hw/xfail.txt (the software CPU's own gaps, each with its reason).
-#   --short   make check's part (tests/hw/short.sh: the firmware, payloads,
-#             PCI with the read-only ECAM window), in an L1 of 2 GiB
-#             (tests/run.sh; MINIVMM_HW_LANE=0 skips it)
+#   --short   make check's part where this host has /dev/kvm: short.sh
+#             (the firmware, payloads, PCI with the read-only ECAM
+#             window), msr (the MSR policy), virtio (virtio-blk among
+#             the rest) and linux (Debian's kernel booted to its
+#             verdict), in an L1 of 2 GiB (tests/run.sh;
+#             MINIVMM_HW_LANE=0 skips it)
 #   --judge   no L1: judge the last run's logs again (after editing
 #             xfail.txt), with the same options and TESTs
 # One line per test, "N passed, N failed" at the end.  Logs in
@@ -37,7 +40,7 @@ BUILD=${BUILD:-build}
 if [ $# -gt 0 ]; then
 	tests="$*"
 elif [ -n "$short" ]; then
-	tests=short
+	tests="short msr virtio linux"
 	mem=${mem:-2G}
 else
 	# As tests/run.sh: linux.sh is Debian's stock kernel (make
