@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 
 #define MSR_TSC_DEADLINE	0x6e0u
+#define MSR_TSC			0x10u
 #define MAX_MSRS		1024u
 
 struct vcpu_snap {
@@ -182,6 +183,62 @@ static int set_msrs(int fd, const struct loaded *l, struct kvm_msrs *m,
 	return -1;
 }
 
+static bool saved_msr(const struct loaded *l, uint32_t want, uint64_t *value)
+{
+	for (uint32_t i = 0; i < l->nmsrs; i++) {
+		uint32_t index;
+
+		memcpy(&index, l->msrs + 16 * i, 4);
+		if (index == want) {
+			memcpy(value, l->msrs + 16 * i + 8, 8);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* KVM takes a host write of IA32_TSC within a second's worth of cycles
+ * of what it expects for this VM (0 at vCPU creation, plus the time
+ * since) for an attempt to synchronise vCPUs, and on a host with a
+ * stable TSC keeps its own offset: the saved value is dropped and the
+ * guest's TSC goes back (seen under kvm_amd).  So the TSC is read back,
+ * and if it is behind, the vCPU's TSC offset (KVM_VCPU_TSC_OFFSET,
+ * Linux 5.16) is moved by the difference. */
+static int fix_tsc(int fd, const struct loaded *l, char *err, size_t errlen)
+{
+	struct {
+		struct kvm_msrs h;
+		struct kvm_msr_entry e;
+	} m = { .h.nmsrs = 1, .e.index = MSR_TSC };
+	uint64_t want, offset;
+	struct kvm_device_attr a = {
+		.group = KVM_VCPU_TSC_CTRL, .attr = KVM_VCPU_TSC_OFFSET,
+		.addr = (uint64_t)(uintptr_t)&offset,
+	};
+
+	if (!saved_msr(l, MSR_TSC, &want))
+		return 0;
+	if (ioctl(fd, KVM_GET_MSRS, &m) != 1) {
+		snprintf(err, errlen, "cannot read the TSC back: %s",
+			 strerror(errno));
+		return -1;
+	}
+	if (m.e.data >= want)
+		return 0;
+	if (ioctl(fd, KVM_GET_DEVICE_ATTR, &a) < 0)
+		goto fail;
+	offset += want - m.e.data;
+	if (ioctl(fd, KVM_SET_DEVICE_ATTR, &a) < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, errlen, "KVM kept its own TSC (0x%llx, not 0x%llx) and "
+		 "cannot set the TSC offset: %s",
+		 (unsigned long long)m.e.data, (unsigned long long)want,
+		 strerror(errno));
+	return -1;
+}
+
 static int apply(int fd, struct loaded *l, struct kvm_msrs *m, char *err,
 		 size_t errlen)
 {
@@ -205,6 +262,8 @@ static int apply(int fd, struct loaded *l, struct kvm_msrs *m, char *err,
 		goto sys;
 	if (set_msrs(fd, l, m, false, &bad) < 0)
 		goto msr;
+	if (fix_tsc(fd, l, err, errlen) < 0)
+		return -1;
 	if (ioctl(fd, KVM_SET_MP_STATE, &l->f.mp) < 0 ||
 	    ioctl(fd, KVM_SET_LAPIC, &l->f.lapic) < 0)
 		goto sys;
