@@ -4,6 +4,7 @@
  * (u32 index, u32 0, u64 value each), then the XSAVE area. */
 #include "vmm/snapshot/sections/vcpu_state.h"
 #include "vmm/snapshot/sections/msr_extra.h"
+#include "vmm/msr/exit.h"
 #include "vmm/snapshot/registry.h"
 
 #include <errno.h>
@@ -206,11 +207,8 @@ static bool saved_msr(const struct loaded *l, uint32_t want, uint64_t *value)
  * Linux 5.16) is moved by the difference. */
 static int fix_tsc(int fd, const struct loaded *l, char *err, size_t errlen)
 {
-	struct {
-		struct kvm_msrs h;
-		struct kvm_msr_entry e;
-	} m = { .h.nmsrs = 1, .e.index = MSR_TSC };
-	uint64_t want, offset;
+	uint64_t want, now, offset;
+	int rc;
 	struct kvm_device_attr a = {
 		.group = KVM_VCPU_TSC_CTRL, .attr = KVM_VCPU_TSC_OFFSET,
 		.addr = (uint64_t)(uintptr_t)&offset,
@@ -218,23 +216,24 @@ static int fix_tsc(int fd, const struct loaded *l, char *err, size_t errlen)
 
 	if (!saved_msr(l, MSR_TSC, &want))
 		return 0;
-	if (ioctl(fd, KVM_GET_MSRS, &m) != 1) {
+	rc = msr_kvm_vcpu_access(fd, MSR_READ, MSR_TSC, &now);
+	if (rc < 0) {
 		snprintf(err, errlen, "cannot read the TSC back: %s",
-			 strerror(errno));
+			 strerror(-rc));
 		return -1;
 	}
-	if (m.e.data >= want)
+	if (now >= want)
 		return 0;
 	if (ioctl(fd, KVM_GET_DEVICE_ATTR, &a) < 0)
 		goto fail;
-	offset += want - m.e.data;
+	offset += want - now;
 	if (ioctl(fd, KVM_SET_DEVICE_ATTR, &a) < 0)
 		goto fail;
 	return 0;
 fail:
 	snprintf(err, errlen, "KVM kept its own TSC (0x%llx, not 0x%llx) and "
 		 "cannot set the TSC offset: %s",
-		 (unsigned long long)m.e.data, (unsigned long long)want,
+		 (unsigned long long)now, (unsigned long long)want,
 		 strerror(errno));
 	return -1;
 }
