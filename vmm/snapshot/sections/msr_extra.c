@@ -3,9 +3,9 @@
  * Numbers from the SDM volume 4 (architectural MSRs). */
 #include "vmm/snapshot/sections/msr_extra.h"
 
-#include <linux/kvm.h>
 #include <stdbool.h>
-#include <sys/ioctl.h>
+
+#include "vmm/msr/exit.h"
 
 #define MSR_MTRRCAP		0xfeu
 #define MSR_MCG_CAP		0x179u
@@ -32,17 +32,10 @@ static const uint32_t fixed_mtrrs[] = {
 	0x26e, 0x26f,
 };
 
+/* An MSR KVM does not hold reads as an error: left out of the snapshot. */
 static bool read_msr(int fd, uint32_t index, uint64_t *value)
 {
-	struct {
-		struct kvm_msrs h;
-		struct kvm_msr_entry e;
-	} b = { .h.nmsrs = 1, .e.index = index };
-
-	if (ioctl(fd, KVM_GET_MSRS, &b) != 1)
-		return false;
-	*value = b.e.data;
-	return true;
+	return msr_kvm_vcpu_access(fd, MSR_READ, index, value) == 0;
 }
 
 struct adder {
