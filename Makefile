@@ -102,14 +102,19 @@ run:
 	@if [ -e /dev/kvm ]; then $(BUILD)/minivmm run $(RUN_ARGS); \
 	else BUILD=$(BUILD) tools/run-lane.sh $(BUILD)/minivmm run $(RUN_ARGS); fi
 
+# The guest kernel's first build, most of a fresh machine's work, runs
+# beside the VMM's builds (which use one core) and the lane; the tests that
+# boot it wait for it (tools/check-kernel.sh).  One shell, so a failed
+# build ends it too.
 check: deps
-	@$(MAKE) --no-print-directory all unit
-	@$(MAKE) --no-print-directory SAN=1 BUILD=build-asan \
+	@trap 'tools/check-kernel.sh stop' EXIT; \
+	tools/check-kernel.sh start && \
+	$(MAKE) --no-print-directory all unit && \
+	$(MAKE) --no-print-directory SAN=1 BUILD=build-asan \
 		build-asan/minivmm build-asan/minivmm-bench \
-		build-asan/minivmm-test build-asan/firmware.bin unit
-	@$(MAKE) --no-print-directory fuzz-build
-	@tools/check-kernel.sh	# the Linux tests' kernel, where they can run
-	@tests/run.sh
+		build-asan/minivmm-test build-asan/firmware.bin unit && \
+	$(MAKE) --no-print-directory fuzz-build && \
+	tests/run.sh
 
 # make check plus the Linux boot test (fetches Debian's cloud kernel).
 check-linux: deps
@@ -146,22 +151,26 @@ soak: all
 		MINIVMM_CRASH_NOSYNC_ROUNDS=0 MINIVMM=$(BUILD)/minivmm \
 		BUILD=$(BUILD) bash tests/boot/linux-crash.sh
 
-# Many guests at once: tests/boot/load.sh with 16 guests (make check runs 8).
+# Many guests at once: tests/boot/load.sh with 16 guests (make check runs
+# 8), then tests/boot/linux-load.sh's 4 Linux guests.
 check-load: all
+	@tools/build-kernel.sh >/dev/null
 	@MINIVMM_LOAD_GUESTS=16 MINIVMM=$(BUILD)/minivmm BUILD=$(BUILD) \
 		bash tests/boot/load.sh
+	@MINIVMM=$(BUILD)/minivmm BUILD=$(BUILD) bash tests/boot/linux-load.sh
 
 # The hardware-virtualization lane (tests/hw/, docs/hw-lane.md): every
 # boot test on a real KVM (kvm_amd in QEMU's software CPU with SVM), with
-# nested paging on, then the firmware and foundation tests with it off;
-# expected failures (the software CPU's gaps) in tests/hw/xfail.txt.
-# Slow (an hour or more on 2 cores): not part of make check, which runs
-# its short part.
+# nested paging on (tests/hw/lanes.sh: the payloads' and the Linux
+# guests' tests in two L1s at once), then the firmware and foundation
+# tests with it off; expected failures (the software CPU's gaps) in
+# tests/hw/xfail.txt.  Slow (an hour or more on 2 cores): not part of make
+# check, which runs most of it.
 check-hw:
 	@tools/deps.sh build test
 	@$(MAKE) --no-print-directory all
-	@tools/build-kernel.sh >/dev/null	# the Linux tests' kernel, cached
-	@tests/hw/check-hw.sh --npt on; a=$$?; \
+	@trap 'tools/check-kernel.sh stop' EXIT; tools/check-kernel.sh start; \
+	tests/hw/lanes.sh --npt on $$(tests/boot-tests.sh); a=$$?; \
 	tests/hw/check-hw.sh --npt off firmware foundation; b=$$?; \
 	[ $$a -eq 0 ] && [ $$b -eq 0 ]
 

@@ -70,6 +70,32 @@ else
 	failures+=("options: see $log")
 fi
 
+# The guest kernel (tools/check-kernel.sh: make check began its build
+# beside the VMM's builds): one check, built or failed with its log.
+kernel_rc=
+kernel_wait() {
+	[ -n "$kernel_rc" ] && return "$kernel_rc"
+	tools/check-kernel.sh wait >"$log_dir/kernel-wait.log" 2>&1
+	kernel_rc=$?
+	return "$kernel_rc"
+}
+kernel_report() {
+	if [ "$kernel_rc" -eq 0 ]; then
+		passed=$((passed + 1))
+		printf '%-44s %s\n' kernel \
+			"$(sed -n '1s/^kernel: //p' "$log_dir/kernel-wait.log")"
+	else
+		failed=$((failed + 1))
+		cat "$log_dir/kernel-wait.log"
+		failures+=("kernel: see $log_dir/kernel-wait.log")
+	fi
+}
+# Where the boot tests run here, the Linux ones boot it.
+if [ -e /dev/kvm ]; then
+	kernel_wait
+	kernel_report
+fi
+
 # Boot tests print "PASS: name" / "FAIL: name" lines.  The boot test of
 # Debian's cloud kernel (linux.sh, linux-serial.sh: 6-15 minutes per boot
 # where ring 0 is emulated) runs with `make check-linux`
@@ -115,35 +141,35 @@ done
 
 # The hardware-virtualization lane: kvm_amd with nested paging in QEMU's
 # software CPU (tests/hw/check-hw.sh, docs/hw-lane.md).  Where this host
-# has KVM, its short part (the firmware, payloads and PCI with the
-# read-only ECAM window), so every change is tested on both kinds of KVM.
-# Where it has none, every boot test above said SKIP: the lane runs them
-# instead, with the normal build (HW_LANE_TESTS; the sanitizer build in a
-# software CPU would take hours).  The list is every boot test but the
-# Linux ones and the long lanes' own (bench, kut, load): with L1 on one
-# TCG thread (2026-12-02, a fresh clone on a quiet host) they took 3-116
-# s each, 14 minutes in all.  This lane keeps two L1 CPUs: with one (the
-# default of check-hw.sh, which the Linux tests need: docs/hw-lane.md)
-# gdb.sh's 2-vCPU spinning guest starved the rest of L1 and gdb did not
-# attach, in 1 of 2 fresh-clone runs.  So the Linux guests stay in `make
-# check-hw`.  MINIVMM_HW_LANE=0 skips the lane.
+# has KVM, its short part (the firmware, payloads, PCI with the read-only
+# ECAM window, the MSR policy, virtio, a Linux boot), so every change is
+# tested on both kinds of KVM.  Where it has none, every boot test above
+# said SKIP and the lane runs them instead, with the normal build (the
+# sanitizer build in a software CPU would take hours), in two L1s at once
+# (tests/hw/lanes.sh): the payloads' tests (HW_LANE_TESTS: every boot
+# test but the Linux ones and the long lanes' own, bench and kut) in one,
+# and the Linux guests' (HW_LANE_LINUX_TESTS, with the kernel built for
+# minivmm) in the other.  The rest of the Linux tests (Debian's
+# kernel, gdb, the network: linux, linux-serial, linux-gdb, linux-net) are
+# `make check-hw`'s.  MINIVMM_HW_LANE=0 skips the lane.
 HW_LANE_TESTS=${HW_LANE_TESTS:-"short firmware foundation console emulate
 vconsole nmi serial pci virtio qmp syscall gdb msr robust snapshot
-snapshot-walk net guests testci"}
-if [ -e /dev/kvm ]; then
-	lane_args=(--short)
-	l1_cpus=1	# its linux boot needs one
-	lane_name="hw-lane [short, real KVM]"
-else
-	lane_args=(--limit 900 $HW_LANE_TESTS)	# L1 of 12 GiB: highmem
-	l1_cpus=2
-	lane_name="hw-lane [no /dev/kvm here: boot tests]"
-fi
+snapshot-walk net guests testci load"}
+HW_LANE_LINUX_TESTS=${HW_LANE_LINUX_TESTS:-"linux-kernel linux-crash share
+linux-load linux-snapshot linux-powerdown linux-vconsole"}
 if [ "${MINIVMM_HW_LANE:-1}" != 0 ]; then
 	log="$log_dir/hw-lane.log"
 	t0=$SECONDS
-	MINIVMM_L1_CPUS=${MINIVMM_L1_CPUS:-$l1_cpus} \
-		tests/hw/check-hw.sh "${lane_args[@]}" >"$log" 2>&1
+	if [ -e /dev/kvm ]; then
+		lane_name="hw-lane [short, real KVM]"
+		# Its linux boot needs one L1 CPU (lanes.sh says why).
+		MINIVMM_L1_CPUS=1 tests/hw/check-hw.sh --short >"$log" 2>&1
+	else
+		lane_name="hw-lane [no /dev/kvm here: boot tests]"
+		# L1 of 12 GiB (check-hw.sh's default): highmem.
+		tests/hw/lanes.sh --limit 900 $HW_LANE_TESTS \
+			$HW_LANE_LINUX_TESTS >"$log" 2>&1
+	fi
 	rc=$?
 	secs=$((SECONDS - t0))
 	if [ $rc -eq 77 ]; then
@@ -161,7 +187,7 @@ if [ "${MINIVMM_HW_LANE:-1}" != 0 ]; then
 		failed=$((failed + f))
 		printf '%-44s %d passed, %d failed (%d s)\n' \
 			"$lane_name" "$p" "$f" "$secs"
-		grep '^hw/' "$log" | sed 's/^/    /'
+		grep -E '^(hw/|kernel: )' "$log" | sed 's/^/    /'
 		if [ "$f" -gt 0 ]; then
 			grep -E '^(failed|check-hw): ' "$log" | head -n 20
 			sed -n '/^details: /,/^L1 ran /p' "$log" |

@@ -73,3 +73,46 @@ host_emulates_ring0() {
 	fi
 	[ "$HOST_RING0" = yes ]
 }
+
+# timed NAME CMD...: CMD in the background under GNU time ("SECONDS
+# PEAK-RSS-kB" in $TMP/NAME.time), its output in $TMP/NAME.{out,err}, its
+# own pid in $TMP/NAME.pid (the shell that writes it execs CMD), GNU
+# time's in $pid.
+timed() {
+	local name=$1
+	shift
+	rm -f "$TMP/$name.pid"
+	/usr/bin/time -f "%e %M" -o "$TMP/$name.time" \
+		sh -c 'echo $$ >"$0"; exec "$@"' "$TMP/$name.pid" "$@" \
+		</dev/null >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	pid=$!
+}
+
+# pss_watch NAME...: in the background until pss_stop, the peak PSS in kB
+# of each NAME's command (timed) in $TMP/NAME.pss, sampled every 0.1 s;
+# pss_of NAME reads it (0: it ended before its first sample).  Started
+# before the commands, so none ends unseen, and reading /proc with shell
+# builtins: a loop that forked per sample missed guests of a few seconds
+# on a slow host.
+pss_watch() {
+	(
+		declare -A peak=() cmd=()
+		while :; do
+			for n in "$@"; do
+				[ -n "${cmd[$n]:-}" ] ||
+					read -r "cmd[$n]" 2>/dev/null <"$TMP/$n.pid" ||
+					continue
+				key=
+				while read -r key val _; do
+					[ "$key" = Pss: ] && break
+				done 2>/dev/null <"/proc/${cmd[$n]}/smaps_rollup"
+				[ "$key" = Pss: ] && [ "$val" -gt "${peak[$n]:-0}" ] &&
+					peak[$n]=$val && echo "$val" >"$TMP/$n.pss"
+			done
+			sleep 0.1
+		done
+	) &
+	pss_watcher=$!
+}
+pss_stop() { kill "$pss_watcher" 2>/dev/null; wait "$pss_watcher" 2>/dev/null; }
+pss_of() { cat "$TMP/$1.pss" 2>/dev/null || echo 0; }

@@ -1,6 +1,6 @@
 #!/bin/bash
-# check-hw.sh [--short] [--npt on|off] [--mem SIZE] [--limit SECS] [--judge]
-#             [TEST...]
+# check-hw.sh [--short] [--npt on|off] [--mem SIZE] [--limit SECS]
+#             [--name NAME] [--judge] [TEST...]
 # minivmm's boot tests on a real hardware-virtualization KVM: kvm_amd in an
 # L1 guest on QEMU's software CPU (-cpu max: SVM with nested paging), L2 =
 # minivmm's guests (docs/hw-lane.md).  Runs the TESTs (tests/boot/*.sh
@@ -13,17 +13,19 @@
 #             the rest) and linux (Debian's kernel booted to its
 #             verdict), in an L1 of 2 GiB (tests/run.sh;
 #             MINIVMM_HW_LANE=0 skips it)
+#   --name NAME  logs in $BUILD/hw/NAME-npt-*/, so two lanes can run at
+#             once (tests/run.sh: the payloads' and the Linux guests')
 #   --judge   no L1: judge the last run's logs again (after editing
 #             xfail.txt), with the same options and TESTs
 # One line per test, "N passed, N failed" at the end.  Logs in
-# $BUILD/hw/npt-{on,off}/ or short-npt-on/ (BUILD defaults to build, which
+# $BUILD/hw/npt-{on,off}/, short-npt-on/ or NAME-npt-*/ (BUILD defaults to build, which
 # must be built).
 # Exit status: 0 no unexpected failure, 1 some, 77 the lane cannot run
 # here (no QEMU, no kernel package: said why).
 set -u
 cd "$(dirname "$0")/../.."
 here=tests/hw
-npt=on mem= limit=900 short= judge=
+npt=on mem= limit=900 short= judge= tag=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--short) short=1; shift ;;
@@ -31,6 +33,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--limit) limit=$2; shift 2 ;;
 	--judge) judge=1; shift ;;
+	--name) tag=$2; shift 2 ;;
 	-*) echo "check-hw: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -75,7 +78,8 @@ if ! tools/build-kernel.sh --print >/dev/null 2>&1; then
 	done
 fi
 
-out=$BUILD/hw/${short:+short-}npt-$npt
+[ -n "$short" ] && tag=${tag:-short}
+out=$BUILD/hw/${tag:+$tag-}npt-$npt
 console=$out/l1-console.log
 t0=$SECONDS
 # A wedged L1 (its kernel or the software CPU stops: first seen in
