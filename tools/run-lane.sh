@@ -16,8 +16,11 @@ out=$(readlink -f "$out")
 # The command, quoted for L1's sh, as the script L1 runs (the kernel
 # command line that passes arguments cannot carry spaces).
 q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+# The host's caches (kernels, initramfs images) are L1's too, read-only.
+cache=${MINIVMM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/minivmm}
 {
 	printf 'cd %s || exit 1\n' "$(q "$(pwd)")"
+	printf 'export MINIVMM_CACHE=%s\n' "$(q "$cache")"
 	printf 'exec'
 	for a; do printf ' %s' "$(q "$a")"; done
 	printf ' </dev/null\n'
