@@ -69,6 +69,11 @@ for t in linux linux-serial; do
 			drop $t "Debian's cloud kernel cannot be fetched" ;;
 	esac
 done
+# kvm-unit-tests is built here, where the tree is writable (build/kut).
+case " $tests " in *" kut "*)
+	BUILD=$BUILD tools/kut.sh >/dev/null 2>"$BUILD/kut-build.err" ||
+		drop kut "kvm-unit-tests cannot be built: $(tail -n 1 "$BUILD/kut-build.err")" ;;
+esac
 if ! tools/build-kernel.sh --print >/dev/null 2>&1; then
 	for t in $(grep -l 'build-kernel.sh' tests/boot/*.sh); do
 		t=$(basename "$t" .sh)
