@@ -147,14 +147,15 @@ done
 # said SKIP and the lane runs them instead, with the normal build (the
 # sanitizer build in a software CPU would take hours), in two L1s at once
 # (tests/hw/lanes.sh): the payloads' tests (HW_LANE_TESTS: every boot
-# test but the Linux ones and the long lanes' own, bench and kut) in one,
-# and the Linux guests' (HW_LANE_LINUX_TESTS, with the kernel built for
-# minivmm) in the other.  The rest of the Linux tests (Debian's
+# test but the Linux ones and the long lanes' own, bench) in one, then
+# kvm-unit-tests in its own (two shards and their union, as where there is
+# KVM), and the Linux guests' (HW_LANE_LINUX_TESTS, with the kernel built
+# for minivmm) in the other.  The rest of the Linux tests (Debian's
 # kernel, gdb, the network: linux, linux-serial, linux-gdb, linux-net) are
 # `make check-hw`'s.  MINIVMM_HW_LANE=0 skips the lane.
 HW_LANE_TESTS=${HW_LANE_TESTS:-"short firmware foundation console emulate
 vconsole nmi serial pci virtio qmp syscall gdb msr robust snapshot
-snapshot-walk net guests testci load"}
+snapshot-walk net guests testci load kut"}
 HW_LANE_LINUX_TESTS=${HW_LANE_LINUX_TESTS:-"linux-kernel linux-crash share
 linux-load linux-snapshot linux-powerdown linux-vconsole"}
 if [ "${MINIVMM_HW_LANE:-1}" != 0 ]; then

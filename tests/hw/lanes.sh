@@ -1,6 +1,6 @@
 #!/bin/bash
 # lanes.sh [--npt on|off] [--limit SECS] TEST...: the TESTs (tests/boot
-# names) in two lane L1s at once (check-hw.sh each), one per host core:
+# names) in lane L1s (check-hw.sh each), two at once, one per host core:
 # - the payloads' tests in an L1 of two CPUs, logs in $BUILD/hw/npt-NPT/:
 #   with one, gdb.sh's 2-vCPU guest spinning both vCPUs starved the rest
 #   of L1 and gdb did not attach (1 of 2 fresh-clone runs, 2026-12-02);
@@ -8,10 +8,14 @@
 #   one CPU, logs in $BUILD/hw/linux-npt-NPT/: with two, 2-vCPU Linux
 #   guests in L2 hung in 7 of 24 boots, with minivmm and with QEMU alike
 #   (docs/hw-lane.md).  It starts once the kernel built for minivmm is
-#   ready (tools/check-kernel.sh wait: make check began its build).
+#   ready (tools/check-kernel.sh wait: make check began its build);
+# - kvm-unit-tests (kut) in an L1 of one CPU, logs in $BUILD/hw/kut-npt-NPT/,
+#   after the payloads' L1 on the same core: its expected failures
+#   (tests/hw/kut-xfail.txt) were checked with one L1 CPU, and several of
+#   its entries have 2 vCPUs, as the Linux guests that hung with two.
 # Each L1 runs on one TCG thread, so two at once take the time of the
-# longer instead of the sum.  Prints both check-hw.sh reports, then
-# "N passed, N failed" over both (a kernel that failed to build is one
+# longer instead of the sum.  Prints each check-hw.sh report, then
+# "N passed, N failed" over all (a kernel that failed to build is one
 # failure).  Exit status 0 no unexpected failure, 1 some, 77 the lane
 # cannot run here.
 set -u
@@ -31,10 +35,12 @@ BUILD=${BUILD:-build}
 logs=$BUILD/test-logs
 mkdir -p "$logs"
 
-payloads= linux= kernel=
+payloads= linux= kernel= kut=
 for t in "$@"; do
 	f=tests/boot/$t.sh
-	if grep -q 'tools/\(build\|fetch\)-kernel.sh' "$f" 2>/dev/null; then
+	if [ "$t" = kut ]; then
+		kut=kut
+	elif grep -q 'tools/\(build\|fetch\)-kernel.sh' "$f" 2>/dev/null; then
 		linux="$linux $t"
 		grep -q 'tools/build-kernel.sh' "$f" && kernel=1
 	else
@@ -52,7 +58,11 @@ run() {
 }
 
 rm -f "$logs"/lane-*.log "$logs"/lane-*.log.rc	# a run before
-[ -n "$payloads" ] && { run "$logs/lane-payloads.log" 2 $payloads & }
+# The payloads', then kvm-unit-tests' L1, on one core.
+{
+	[ -n "$payloads" ] && run "$logs/lane-payloads.log" 2 $payloads
+	[ -n "$kut" ] && run "$logs/lane-kut.log" 1 --name kut --mem 4G kut
+} &
 krc=0
 if [ -n "$linux" ]; then
 	if [ -n "$kernel" ]; then
@@ -68,7 +78,7 @@ wait
 passed=0 failed=0 skipped=0
 [ -n "$kernel" ] && [ -n "$linux" ] && cat "$logs/lane-kernel.log"
 [ $krc -eq 0 ] || failed=1
-for l in payloads linux; do
+for l in payloads kut linux; do
 	log=$logs/lane-$l.log
 	[ -f "$log.rc" ] || continue
 	echo "== the $l lane ($log)"
