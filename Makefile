@@ -38,12 +38,19 @@ TOOL_LIBS	:= $(BUILD)/libminivmm-test.a $(BUILD)/libminivmm-bench.a \
 		   $(BUILD)/libminivmm.a
 
 all: $(BUILD)/minivmm $(BUILD)/minivmm-bench $(BUILD)/minivmm-test \
-	$(BUILD)/firmware.bin $(BUILD)/cmd-initramfs.cpio guests tools
+	$(BUILD)/firmware.bin $(BUILD)/cmd-initramfs.cpio \
+	$(BUILD)/fsbench-initramfs.cpio guests tools
 
 # --cmd's initramfs, found next to the binary (vmm/run/cmd.h).
 $(BUILD)/cmd-initramfs.cpio: vmm/run/cmd-init.sh tools/mkinitramfs.sh
 	@mkdir -p $(dir $@)
 	tools/mkinitramfs.sh -o $@ vmm/run/cmd-init.sh >/dev/null
+
+# The file-system benchmarks' guest init (`minivmm bench --cases fs`,
+# tools/fsbench/run.sh), found next to the binary as well.
+$(BUILD)/fsbench-initramfs.cpio: tools/fsbench/init.sh tools/mkinitramfs.sh
+	@mkdir -p $(dir $@)
+	tools/mkinitramfs.sh -o $@ tools/fsbench/init.sh >/dev/null
 
 $(BUILD)/host/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -187,6 +187,11 @@ START_TEST(plan_selection)
 	ck_assert(bench_boot_selected(NULL));
 	ck_assert(bench_boot_selected("pci,boot"));
 	ck_assert(!bench_boot_selected("pci"));
+	ck_assert(bench_fs_selected(NULL));
+	ck_assert(bench_fs_selected("pci,fs"));
+	ck_assert(!bench_fs_selected("pci,boot"));
+	ck_assert(!bench_fs_selected("fs_stat_tree"));
+	ck_assert_int_eq(bench_cases_check("fs,boot", err, sizeof(err)), 0);
 	ck_assert_int_eq(bench_cases_check("pci,boot,port_in:0,msr_read", err,
 					   sizeof(err)), 0);
 	ck_assert_int_eq(bench_cases_check("pci,bogus", err, sizeof(err)), -1);
@@ -295,6 +300,32 @@ START_TEST(options_rejected)
 }
 END_TEST
 
+/* The boot group's Linux boots need a kernel and an initramfs; the fs
+ * group a kernel only (it brings its own initramfs). */
+START_TEST(options_linux_files)
+{
+	char *fs[] = { "bench", "--cases", "fs", "--linux-kernel", "k", NULL };
+	char *fs_alone[] = { "bench", "--cases", "fs", NULL };
+	char *initrd_alone[] = { "bench", "--linux-initrd", "i", NULL };
+	char *boot[] = { "bench", "--cases", "boot", "--linux-kernel", "k",
+			 NULL };
+	char *all[] = { "bench", "--linux-kernel", "k", NULL };
+	struct bench_opts o;
+	const char *err;
+
+	ck_assert_int_eq(parse(&o, 5, fs, &err), 0);
+	ck_assert_str_eq(o.linux_kernel, "k");
+	ck_assert_ptr_null(o.linux_initrd);
+	ck_assert_int_eq(parse(&o, 3, fs_alone, &err), -1);
+	assert_one_line(err, "--cases fs needs --linux-kernel", NULL);
+	ck_assert_int_eq(parse(&o, 3, initrd_alone, &err), -1);
+	assert_one_line(err, "--linux-initrd needs --linux-kernel", NULL);
+	ck_assert_int_eq(parse(&o, 5, boot, &err), -1);
+	assert_one_line(err, "go together for the boot group", NULL);
+	ck_assert_int_eq(parse(&o, 3, all, &err), -1);
+}
+END_TEST
+
 static Suite *bench_parse_suite(void)
 {
 	Suite *s = suite_create("bench_parse");
@@ -313,6 +344,7 @@ static Suite *bench_parse_suite(void)
 	tcase_add_test(limits, parse_rejects_malformed);
 	tcase_add_test(limits, parse_extra_is_bounded);
 	tcase_add_test(limits, options_rejected);
+	tcase_add_test(limits, options_linux_files);
 	suite_add_tcase(s, core);
 	suite_add_tcase(s, limits);
 	return s;

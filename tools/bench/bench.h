@@ -192,6 +192,11 @@ void bench_peer_qemu(const struct bench_opts *o, const struct bench_host *h,
 		     const char *payload, const char *disk, const char *only,
 		     struct bench_results *r);
 
+/* QEMU here (installed as bench_peer_qemu does): true, or false with why. */
+bool bench_qemu_ready(char *why, size_t len);
+/* "7.2.22" from `qemu-system-x86_64 --version`, or "unknown". */
+void bench_qemu_version(char *buf, size_t len);
+
 /* --- the subcommand (bench.c) --------------------------------------------- */
 
 int bench_main(int argc, char **argv);

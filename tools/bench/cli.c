@@ -30,7 +30,7 @@ void bench_usage(FILE *out)
 "\n"
 "  --repeat N       timed repeats per case (1..100, default 5)\n"
 "  --cases LIST     comma list of groups (pci exits msr memory blk net\n"
-"                   syscall boot snapshot), case names or NAME:RING\n"
+"                   syscall boot snapshot fs), case names or NAME:RING\n"
 "                   (default: all)\n"
 "  --json FILE      write every row as JSON (schema: tools/bench/json.c)\n"
 "  --report DIR     write DIR/report.md and one SVG chart per group\n"
@@ -46,6 +46,10 @@ void bench_usage(FILE *out)
 "                   kernel entry, first kernel line, Run /init, init's\n"
 "                   first line and verdict; --linux-append adds kernel\n"
 "                   parameters, --linux-repeat N boots (1..20, default 3)\n"
+"                   The fs group (the kernel only, with virtio-fs) reads\n"
+"                   and writes a tree over virtio-fs with Debian's\n"
+"                   virtiofsd (--linux-repeat rounds; beside QEMU with\n"
+"                   --peer qemu), then times `minivmm run --cmd true`\n"
 "  --vmm-cpu N      run every VMM (minivmm, QEMU, kvm-floor) on host CPU N\n"
 "                   only and the net cases' traffic threads on the other\n"
 "                   CPUs: the same placement for every VMM (default: the\n"
@@ -154,9 +158,25 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv)
 		if (one(o, c, optarg) < 0)
 			return -1;
 	}
-	if (!o->linux_kernel != !o->linux_initrd) {
+	/* The boot group's Linux boots need both; the fs group brings its
+	 * own initramfs. */
+	if (o->linux_initrd && !o->linux_kernel) {
+		fprintf(stderr, "minivmm: error: bench: --linux-initrd needs "
+			"--linux-kernel\n");
+		return -1;
+	}
+	if (!o->linux_kernel && o->cases && strcmp(o->cases, "all") &&
+	    bench_fs_selected(o->cases)) {
+		fprintf(stderr, "minivmm: error: bench: --cases fs needs "
+			"--linux-kernel (a kernel with virtio-fs, e.g. the one "
+			"tools/build-kernel.sh builds)\n");
+		return -1;
+	}
+	if (o->linux_kernel && !o->linux_initrd &&
+	    bench_boot_selected(o->cases)) {
 		fprintf(stderr, "minivmm: error: bench: --linux-kernel and "
-			"--linux-initrd go together\n");
+			"--linux-initrd go together for the boot group (the "
+			"fs group needs only the kernel)\n");
 		return -1;
 	}
 	if (optind < argc) {

@@ -12,6 +12,7 @@
 #include "tools/bench/counters.h"
 #include "tools/bench/floor.h"
 #include "tools/bench/hostio.h"
+#include "tools/bench/fs.h"
 #include "tools/bench/linux.h"
 #include "tools/bench/net.h"
 #include "tools/bench/pin.h"
@@ -436,6 +437,8 @@ static unsigned int count_steps(const struct bench_run *b, bool *used)
 						"default"))] + bench_linux_steps(b);
 	if (bench_snapshot_selected(b->o.cases))
 		n += bench_snapshot_steps(b);
+	if (bench_fs_selected(b->o.cases))
+		n += bench_fs_steps(b);
 	return n + (b->o.peer_qemu ? 1 : 0);
 }
 
@@ -520,6 +523,8 @@ int bench_main(int argc, char **argv)
 	}
 	if (bench_snapshot_selected(b.o.cases))
 		bench_run_snapshot(&b);
+	if (bench_fs_selected(b.o.cases))
+		bench_run_fs(&b);
 	if (b.o.peer_qemu) {
 		bench_progress(&b, "qemu", "q35");
 		bench_peer_qemu(&b.o, &b.host, b.payload, b.disk, NULL,

@@ -160,8 +160,12 @@ static int run_qemu(const struct bench_opts *o, const struct bench_host *h,
 	return c->status == 1 && c->out && strstr(c->out, "BENCHDONE") ? 0 : -1;
 }
 
-/* "7.2.22" from `qemu-system-x86_64 --version`, or "unknown". */
-static void qemu_version(char *buf, size_t len)
+bool bench_qemu_ready(char *why, size_t len)
+{
+	return in_path(QEMU) || install_qemu(why, len);
+}
+
+void bench_qemu_version(char *buf, size_t len)
 {
 	char *argv[] = { QEMU, "--version", NULL };
 	struct bench_child c;
@@ -180,7 +184,7 @@ static void add_rows(const char *out, const char *config,
 	struct bench_sample s;
 	char version[32], more[48];
 
-	qemu_version(version, sizeof(version));
+	bench_qemu_version(version, sizeof(version));
 	snprintf(more, sizeof(more), "qemu=%s", version);
 
 	for (const char *l = out; l && *l;
@@ -300,7 +304,7 @@ void bench_peer_qemu(const struct bench_opts *o, const struct bench_host *h,
 		case_list(o->cases, cases, sizeof(cases));
 	if (!cases[0])
 		return;
-	if (!in_path(QEMU) && !install_qemu(why, sizeof(why))) {
+	if (!bench_qemu_ready(why, sizeof(why))) {
 		cannot_run(r, why);
 		return;
 	}

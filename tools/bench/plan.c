@@ -79,7 +79,8 @@ const struct bench_case bench_cases[] = {
 const size_t bench_ncases = sizeof(bench_cases) / sizeof(bench_cases[0]);
 
 const char *const bench_groups[] = { "pci", "exits", "msr", "memory", "blk",
-				     "net", "syscall", "boot", "snapshot", NULL };
+				     "net", "syscall", "boot", "snapshot", "fs",
+				     NULL };
 
 const struct bench_config *bench_config_find(const char *name)
 {
@@ -122,6 +123,12 @@ static bool word_is_boot(const char *w, size_t l)
 static bool word_is_snapshot(const char *w, size_t l)
 {
 	return (l == 8 && !strncmp(w, "snapshot", 8)) ||
+	       (l == 3 && !strncmp(w, "all", 3));
+}
+
+static bool word_is_fs(const char *w, size_t l)
+{
+	return (l == 2 && !strncmp(w, "fs", 2)) ||
 	       (l == 3 && !strncmp(w, "all", 3));
 }
 
@@ -173,19 +180,31 @@ bool bench_snapshot_selected(const char *list)
 	return !list || any_word(list, snapshot_word, NULL);
 }
 
+static bool fs_word(const char *w, size_t l, const void *unused)
+{
+	(void)unused;
+	return word_is_fs(w, l);
+}
+
+bool bench_fs_selected(const char *list)
+{
+	return !list || any_word(list, fs_word, NULL);
+}
+
 int bench_cases_check(const char *list, char *err, size_t len)
 {
 	for (const char *p = list; p && *p;) {
 		const char *end = strchr(p, ',');
 		size_t l = end ? (size_t)(end - p) : strlen(p);
-		bool known = word_is_boot(p, l) || word_is_snapshot(p, l);
+		bool known = word_is_boot(p, l) || word_is_snapshot(p, l) ||
+			     word_is_fs(p, l);
 
 		for (size_t i = 0; i < bench_ncases && !known; i++)
 			known = word_matches(p, l, &bench_cases[i]);
 		if (!known) {
 			snprintf(err, len, "--cases: unknown case or group "
 				 "'%.*s' (groups: pci exits msr memory blk "
-				 "net syscall boot snapshot)",
+				 "net syscall boot snapshot fs)",
 				 (int)(l > 60 ? 60 : l), p);
 			return -1;
 		}

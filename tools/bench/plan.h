@@ -50,13 +50,14 @@ const struct bench_config *bench_config_find(const char *name);
 const struct bench_case *bench_case_find(const char *name, int ring);
 
 /* --cases: a comma list of groups (pci, exits, msr, memory, blk, net,
- * boot, snapshot), case
+ * boot, snapshot, fs), case
  * names (every ring) or NAME:RING; NULL or "all" selects everything.
  * bench_cases_check() reports the first unknown word; 0 or -1. */
 int bench_cases_check(const char *list, char *err, size_t len);
 bool bench_case_selected(const char *list, const struct bench_case *c);
 bool bench_boot_selected(const char *list);
 bool bench_snapshot_selected(const char *list);
+bool bench_fs_selected(const char *list);
 
 /* The kvm-floor case ("name:ring") that times the same instructions as
  * this payload case under this configuration, into buf; false if there is

@@ -29,7 +29,7 @@ static const struct bench_result *peer_of(const struct bench_results *r,
 
 	if (x->status != BENCH_OK || x->median_ns <= 0 ||
 	    strcmp(x->vmm, "minivmm") || (strcmp(x->group, "pci") &&
-	    strcmp(x->group, "exits") && !msr))
+	    strcmp(x->group, "exits") && strcmp(x->group, "fs") && !msr))
 		return NULL;
 	if (msr && strcmp(x->config, "msr=allow") &&
 	    strcmp(x->config, "msr=deny"))
@@ -317,6 +317,42 @@ static void blk_targets(FILE *out, const struct bench_results *r, bool md)
 			md ? "- " : "  ", ahead, n, kick_ok, n);
 }
 
+/* Issue 28's target: minivmm at least as fast as QEMU on every fs row
+ * (same kernel, initramfs, daemon); and the --cmd true times. */
+static void fs_targets(FILE *out, const struct bench_results *r, bool md)
+{
+	unsigned int n = 0, ahead = 0;
+	char a[24], b[24];
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct bench_result *x = &r->v[i], *q;
+
+		if (strcmp(x->vmm, "minivmm") || strcmp(x->group, "fs") ||
+		    x->status != BENCH_OK)
+			continue;
+		bench_fmt_ns(a, sizeof(a), x->median_ns);
+		if (strncmp(x->name, "fs_", 3)) {
+			fprintf(out, "%s%s: %s (%s)\n", md ? "- " : "  ",
+				x->name, a, x->note);
+			continue;
+		}
+		q = peer_of(r, x);
+		if (!q)
+			continue;
+		n++;
+		ahead += x->median_ns <= q->median_ns;
+		bench_fmt_ns(b, sizeof(b), q->median_ns);
+		fprintf(out, "%s%s: minivmm %s, QEMU %s (%.2fx QEMU's speed): "
+			"%s\n", md ? "- " : "  ", x->name, a, b,
+			q->median_ns / x->median_ns,
+			x->median_ns <= q->median_ns ? "at or above QEMU" :
+			"BELOW QEMU");
+	}
+	if (n)
+		fprintf(out, "%svirtio-fs rows at or above QEMU: %u of %u "
+			"(target: all)\n", md ? "- " : "  ", ahead, n);
+}
+
 static void memtype_verdict(FILE *out, const struct bench_results *r,
 			    bool md)
 {
@@ -411,5 +447,6 @@ void bench_targets_write(FILE *out, const struct bench_results *r, bool md)
 	blk_targets(out, r, md);
 	syscall_targets(out, r, md);
 	linux_targets(out, r, md);
+	fs_targets(out, r, md);
 	memtype_verdict(out, r, md);
 }
