@@ -118,8 +118,11 @@ vm_status $n 42 'counter=6 watched=0x5eed' 'debugger gone'
 
 # 5. Attached, with no breakpoints, gdb costs the guest nothing: the
 # benchmark payload's exits and a RAM loop, alone and under gdb's
-# `continue`, alternated twice.  No debug exits is checked; the speeds
-# are figures (TIME lines: median ns per op, without / with gdb).
+# `continue`, alternated MINIVMM_GDB_SPEED_ROUNDS times (2).  No debug
+# exits is checked; the speeds are figures (TIME lines: median ns per op,
+# without / with gdb, each round; then per case the median over the
+# rounds, their quartiles, and whether the two quartile ranges overlap:
+# "within noise").
 B="$GUESTS/bench.elf"
 SPEED="cases=port_out,mmio_read:0,pci_cf8_read,ram_read:3 repeat=5"
 # medians RUN: "case:ring=median_ns ..." from RUN's BENCH lines.
@@ -127,7 +130,8 @@ medians() {
 	sed -n 's/^BENCH case=\([^ ]*\) ring=\([0-9]\).* median_ns=\([^ ]*\).*/\1:\2=\3/p' \
 		"$TMP/$1.out" | tr '\n' ' '
 }
-for r in 1 2; do
+rounds=${MINIVMM_GDB_SPEED_ROUNDS:-2}
+for r in $(seq "$rounds"); do
 	n=gdb-speed-off-$r
 	vm $n 120 --kernel "$B" --append "$SPEED" --stats-json "$TMP/$n.json"
 	expect $n 0 '^BENCHDONE ran=4'
@@ -148,3 +152,32 @@ print(json.load(open(sys.argv[1]))["exits"].get("debug", 0))' "$TMP/$n.json")
 	echo "TIME: gdb-speed round $r: without gdb $(medians gdb-speed-off-$r)"
 	echo "TIME: gdb-speed round $r: with gdb    $(medians $n)"
 done
+for r in $(seq "$rounds"); do
+	echo "off $(medians gdb-speed-off-$r)"
+	echo "on $(medians gdb-speed-on-$r)"
+done | awk '{
+	for (i = 2; i <= NF; i++) {
+		split($i, kv, "=")
+		k = kv[1]; v[$1, k, ++n[$1, k]] = kv[2]; cases[k] = 1
+	}
+}
+function med(w, k,   m, i, j, t, a, q) {
+	m = n[w, k]
+	for (i = 1; i <= m; i++) a[i] = v[w, k, i]
+	for (i = 1; i <= m; i++)
+		for (j = i + 1; j <= m; j++)
+			if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	q = int((m + 3) / 4); lo[w] = a[q]; hi[w] = a[m + 1 - q]
+	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+}
+END {
+	for (k in cases) {
+		a = med("off", k); b = med("on", k)
+		r = 0; if (a > 0) r = b / a
+		w = "quartiles apart"
+		if (lo["on"] <= hi["off"] && lo["off"] <= hi["on"])
+			w = "quartiles overlap (within noise)"
+		printf "TIME: gdb-speed %s over %d rounds: without gdb %.4g ns (quartiles %.4g..%.4g), with gdb %.4g ns (%.4g..%.4g): with/without %.2f, %s\n",
+			k, n["off", k], a, lo["off"], hi["off"], b, lo["on"], hi["on"], r, w
+	}
+}'
