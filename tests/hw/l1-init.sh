@@ -13,6 +13,10 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
+# What a booted system has and devtmpfs lacks: loopback up (Bazel's server
+# listens on it) and /dev/fd (bash's process substitution).
+ip link set lo up
+ln -sf /proc/self/fd /dev/fd
 arg() {
 	for w in $(cat /proc/cmdline); do
 		case $w in "$1"=*) echo "${w#*=}" ;; esac
