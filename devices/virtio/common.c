@@ -84,6 +84,7 @@ static void reset_locked(struct virtio_pci *vp)
 	for (unsigned int q = 0; q < vp->ops->nqueues; q++) {
 		atomic_store(&vp->live[q], false);
 		vq_reset(&vp->vq[q], vp->ops->queue_max);
+		vp->call_sent[q] = -1;	/* reset() takes the rings back */
 	}
 	vp->st.driver_features = 0;
 	vp->st.dfselect = vp->st.gfselect = 0;
@@ -222,9 +223,10 @@ static void w_qmsix(struct virtio_pci *vp, uint64_t v)
 {
 	struct vq *q = selected(vp);
 
-	if (q)
-		__atomic_store_n(&q->s.msix_vector, vector(vp, v),
-				 __ATOMIC_RELAXED);
+	if (!q)
+		return;
+	__atomic_store_n(&q->s.msix_vector, vector(vp, v), __ATOMIC_RELAXED);
+	virtio_pci_calls_update(vp);	/* under vp->lock */
 }
 
 static void w_qenable(struct virtio_pci *vp, uint64_t v)

@@ -79,12 +79,11 @@ static bool can_fire(const struct msix *m, unsigned int v)
 	       !(m->s.table[v].ctrl & MSIX_CTRL_MASKBIT);
 }
 
-static void fire(struct msix *m, unsigned int v)
+/* The route of v matches its entry. */
+static void route(struct msix *m, unsigned int v)
 {
 	const struct msix_entry *e = &m->s.table[v];
 	uint64_t addr = (uint64_t)e->addr_hi << 32 | e->addr_lo;
-	uint64_t one = 1;
-	ssize_t r;
 
 	if (!(m->route_valid >> v & 1) || m->routed_addr[v] != addr ||
 	    m->routed_data[v] != e->data) {
@@ -94,6 +93,14 @@ static void fire(struct msix *m, unsigned int v)
 		m->routed_data[v] = e->data;
 		m->route_valid |= 1ull << v;
 	}
+}
+
+static void fire(struct msix *m, unsigned int v)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	route(m, v);
 	/* A full counter (never, at 2^64 - 2) only loses a coalesced
 	 * message; the guest sees the interrupt anyway. */
 	r = write(m->fd[v], &one, sizeof(one));
@@ -139,6 +146,9 @@ void msix_table_write(struct msix *m, uint64_t off, const uint8_t *data,
 		return;
 	for (uint32_t i = 0; i < len; i += 4)
 		write_dword(m, off + i, le32_get(data + i));
+	for (unsigned int v = 0; v < m->s.nvec; v++)
+		if (m->direct >> v & 1)
+			route(m, v);
 	flush_pending(m);
 }
 
@@ -154,6 +164,20 @@ void msix_pba_read(struct msix *m, uint64_t off, uint8_t *data,
 	/* At most 64 vectors: one qword, offset 0 or 4. */
 	for (uint32_t i = 0; i < len; i += 4)
 		le32_put(data + i, (uint32_t)(m->s.pba >> (8 * (off + i))));
+}
+
+bool msix_direct(struct msix *m, unsigned int vec)
+{
+	if (vec >= m->s.nvec || !can_fire(m, vec))
+		return false;
+	route(m, vec);
+	m->direct |= 1ull << vec;
+	return true;
+}
+
+void msix_direct_clear(struct msix *m)
+{
+	m->direct = 0;
 }
 
 void msix_control(struct msix *m, bool enabled, bool func_masked)

@@ -55,6 +55,8 @@ struct msix {
 	uint64_t routed_addr[MSIX_MAX_VECTORS];
 	uint32_t routed_data[MSIX_MAX_VECTORS];
 	uint64_t route_valid;		/* bit v: route matches the entry */
+	uint64_t direct;		/* bit v: someone else writes fd[v]
+					 * (msix_direct): routed eagerly */
 	msix_route_fn route;
 	void *ctx;
 	uint64_t fired;			/* messages sent */
@@ -78,6 +80,15 @@ uint64_t msix_table_bytes(const struct msix *m);
 
 /* Message control as the guest wrote it (enable, function mask). */
 void msix_control(struct msix *m, bool enabled, bool func_masked);
+
+/* Can vector vec fire as things are (enabled, function and entry
+ * unmasked)?  If so its route is programmed now and kept current on
+ * every later message change, and the caller may hand fd[vec] to
+ * another writer (a vhost-user back end's call eventfd): the masks are
+ * then the caller's to watch.  msix_direct_clear forgets every such
+ * vector before the caller counts them again. */
+bool msix_direct(struct msix *m, unsigned int vec);
+void msix_direct_clear(struct msix *m);
 
 static inline bool msix_enabled(const struct msix *m)
 {

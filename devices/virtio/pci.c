@@ -49,6 +49,30 @@ static void kick(struct virtio_pci *vp, uint64_t off)
 	(void)r;
 }
 
+/* A back end's call eventfds follow the table's masks (transport.h):
+ * the write and the move happen under the transport lock together. */
+static void msix_access(struct virtio_pci *vp, uint64_t region, uint64_t r,
+			uint8_t *data, uint32_t len, bool is_write)
+{
+	bool calls = is_write && region == VIRTIO_BAR_MSIX_TABLE &&
+		     vp->ops->backend_queues;
+
+	if (calls)
+		pthread_mutex_lock(&vp->lock);
+	pthread_mutex_lock(&vp->irq_lock);
+	if (region == VIRTIO_BAR_MSIX_PBA && !is_write)
+		msix_pba_read(&vp->msix, r, data, len);
+	else if (region == VIRTIO_BAR_MSIX_TABLE && is_write)
+		msix_table_write(&vp->msix, r, data, len);
+	else if (region == VIRTIO_BAR_MSIX_TABLE)
+		msix_table_read(&vp->msix, r, data, len);
+	pthread_mutex_unlock(&vp->irq_lock);
+	if (calls) {
+		virtio_pci_calls_update(vp);
+		pthread_mutex_unlock(&vp->lock);
+	}
+}
+
 static void bar_access(void *opaque, uint64_t off, uint8_t *data,
 		       uint32_t len, bool is_write)
 {
@@ -77,14 +101,7 @@ static void bar_access(void *opaque, uint64_t off, uint8_t *data,
 		return;
 	case VIRTIO_BAR_MSIX_TABLE:
 	case VIRTIO_BAR_MSIX_PBA:
-		pthread_mutex_lock(&vp->irq_lock);
-		if (region == VIRTIO_BAR_MSIX_PBA && !is_write)
-			msix_pba_read(&vp->msix, r, data, len);
-		else if (region == VIRTIO_BAR_MSIX_TABLE && is_write)
-			msix_table_write(&vp->msix, r, data, len);
-		else if (region == VIRTIO_BAR_MSIX_TABLE)
-			msix_table_read(&vp->msix, r, data, len);
-		pthread_mutex_unlock(&vp->irq_lock);
+		msix_access(vp, region, r, data, len, is_write);
 		return;
 	}
 }
@@ -140,9 +157,12 @@ static void msix_flags(struct virtio_pci *vp)
 {
 	uint32_t f = le16_get(vp->fn.cfg + vp->msix_cap + MSIX_CAP_FLAGS);
 
+	pthread_mutex_lock(&vp->lock);
 	pthread_mutex_lock(&vp->irq_lock);
 	msix_control(&vp->msix, f & MSIX_FLAGS_ENABLE, f & MSIX_FLAGS_MASKALL);
 	pthread_mutex_unlock(&vp->irq_lock);
+	virtio_pci_calls_update(vp);
+	pthread_mutex_unlock(&vp->lock);
 	virtio_irq_intx_update(vp);
 }
 
@@ -332,7 +352,7 @@ static int init_state(struct virtio_pci *vp)
 {
 	vp->worker.ctl_fd = -1;
 	for (unsigned int q = 0; q < VIRTIO_MAX_QUEUES; q++)
-		vp->kick_fd[q] = vp->call_fd[q] = -1;
+		vp->kick_fd[q] = vp->call_fd[q] = vp->call_sent[q] = -1;
 	vp->notify_base = VIRTIO_NO_ADDR;
 	vp->st.config_vector = VIRTIO_MSI_NO_VECTOR;
 	pthread_mutex_init(&vp->lock, NULL);

@@ -97,11 +97,12 @@ void virtio_pci_watch_fd(struct virtio_pci *vp, int fd);
 void virtio_pci_watch(struct virtio_pci *vp, bool on);
 
 /* For devices whose queues an outside back end serves (backend_queues):
- * queue q's kick eventfd (bound to the notify address), its call eventfd
- * (relayed as the queue's interrupt), its ring state (host pointers set
- * once enabled), and the features the driver accepted. */
+ * queue q's kick eventfd (bound to the notify address), the call eventfd
+ * to hand the back end now (the vector's irqfd or the relay: transport.h;
+ * recorded as the back end's), its ring state (host pointers set once
+ * enabled), and the features the driver accepted. */
 int virtio_pci_kick_fd(const struct virtio_pci *vp, unsigned int q);
-int virtio_pci_call_fd(const struct virtio_pci *vp, unsigned int q);
+int virtio_pci_call_fd(struct virtio_pci *vp, unsigned int q);
 const struct vq *virtio_pci_vq(const struct virtio_pci *vp, unsigned int q);
 uint64_t virtio_pci_driver_features(const struct virtio_pci *vp);
 

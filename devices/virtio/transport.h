@@ -85,13 +85,21 @@ struct virtio_device_ops {
 	/* The function is being destroyed (its thread has stopped). */
 	void (*release)(void *dev);
 	/* Queues served by an outside back end (vhost-user): the device
-	 * thread never touches the rings; it relays each queue's call
-	 * eventfd (virtio_pci_call_fd) into the driver's interrupt, and
-	 * start() hands the rings over when the driver sets DRIVER_OK
-	 * (vCPU thread, under the transport lock; -1: the device is
-	 * broken, DEVICE_NEEDS_RESET).  reset() takes them back. */
+	 * thread never touches the rings.  start() hands the rings over
+	 * when the driver sets DRIVER_OK (vCPU thread, under the transport
+	 * lock; -1: the device is broken, DEVICE_NEEDS_RESET), with the
+	 * call eventfd virtio_pci_call_fd gives for each queue; reset()
+	 * takes them back.  That eventfd is the queue's MSI-X vector's own
+	 * (the back end's signal reaches KVM's irqfd with no trip through
+	 * minivmm, as QEMU's vhost does) while the vector can fire as it
+	 * is, else the transport's relay, which the device thread turns
+	 * into the interrupt with masks and pending bits applied.
+	 * set_call() moves a started queue from one to the other when the
+	 * driver masks, unmasks or re-assigns its vector (same thread and
+	 * lock as start(); -1 leaves the old one). */
 	bool backend_queues;
 	int (*start)(void *dev, struct virtio_pci *vp);
+	int (*set_call)(void *dev, unsigned int q, int fd);
 };
 
 /* What the VMM supplies (devices never see KVM). */
@@ -152,7 +160,9 @@ struct virtio_pci {
 	struct virtio_worker worker;
 	int kick_fd[VIRTIO_MAX_QUEUES];
 	int call_fd[VIRTIO_MAX_QUEUES];	/* backend_queues: the back end's
-					 * "used" signals */
+					 * "used" signals, relayed */
+	int call_sent[VIRTIO_MAX_QUEUES];	/* the call fd the back end
+						 * has for q; -1: none */
 	uint64_t notify_base;		/* GPA notifications are bound at */
 	uint32_t notify_bound;		/* bit q: kick_fd[q] bound there */
 	uint16_t msix_cap, cfg_cap;	/* capability offsets */
@@ -161,6 +171,11 @@ struct virtio_pci {
 	uint32_t poll_skips;		/* worker: polls skipped */
 	struct virtio_stats stats;
 };
+
+/* Under vp->lock, after the driver changed what decides a back end's call
+ * eventfds (MSI-X masks and enable, a queue's vector): moves each started
+ * queue's with ops->set_call (backend.c). */
+void virtio_pci_calls_update(struct virtio_pci *vp);
 
 /* Offered features: the device's and the transport's. */
 static inline uint64_t virtio_offered(const struct virtio_pci *vp)

@@ -105,6 +105,21 @@ static void reset(void *dev)
 	}
 }
 
+/* The transport moves q's completions to fd (the vector's irqfd or its
+ * relay, transport.h). */
+static int set_call(void *dev, unsigned int q, int fd)
+{
+	struct vhu_dev *d = dev;
+
+	if (!(d->started >> q & 1))
+		return -1;
+	if (vhu_conn_u64(&d->conn, VHU_SET_VRING_CALL, q, &fd) < 0) {
+		gone(d);
+		return -1;
+	}
+	return 0;
+}
+
 /* The socket is readable or hung up: the back end left. */
 static void process(void *dev, struct virtio_pci *vp, unsigned int q)
 {
@@ -181,6 +196,7 @@ static const struct virtio_device_ops template = {
 	.cfg_read = cfg_read,
 	.backend_queues = true,
 	.start = start,
+	.set_call = set_call,
 };
 
 struct vhu_dev *vhu_dev_create(struct pci_bus *bus, uint32_t bdf,
