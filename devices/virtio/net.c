@@ -325,6 +325,21 @@ static void reset(void *dev)
 	n->rx_len = 0;
 }
 
+/* A restore: the driver's features came back with the snapshot; read
+ * them (and set the tap's offloads to match) before the next frame, or
+ * the guest's checksum-offloaded frames are refused as not negotiated.
+ * And read the tap again: a frame that came before the receive queue was
+ * live turned the watch off, and the restored driver, its buffers long
+ * posted, sends no kick to turn it back on. */
+static void state_loaded(void *dev)
+{
+	struct virtio_net *n = dev;
+
+	n->stale = true;
+	if (!n->tap_dead)
+		virtio_pci_watch(n->vp, true);
+}
+
 static void release(void *dev)
 {
 	struct virtio_net *n = dev;
@@ -372,6 +387,7 @@ static void init(struct virtio_net *n, const struct virtio_net_conf *conf)
 		.cfg_read = cfg_read,
 		.process = process,
 		.reset = reset,
+		.state_loaded = state_loaded,
 		.release = release,
 	};
 }

@@ -128,6 +128,8 @@ int virtio_pci_set_state(struct virtio_pci *vp,
 	level = vp->st.intx_level;
 	pthread_mutex_unlock(&vp->irq_lock);
 	irq_set(&vp->host.intx, level);
+	if (vp->ops->state_loaded)
+		vp->ops->state_loaded(vp->dev);
 	virtio_pci_resume(vp);
 	worker_rescan(&vp->worker);
 	return 0;

@@ -82,6 +82,10 @@ struct virtio_device_ops {
 	void (*drain)(void *dev);
 	/* With the worker parked and drained: the driver reset the device. */
 	void (*reset)(void *dev);
+	/* With the worker parked: a snapshot's transport state replaced the
+	 * function's (features, queues); what the device derived from the
+	 * old one is stale.  NULL: it derives nothing. */
+	void (*state_loaded)(void *dev);
 	/* The function is being destroyed (its thread has stopped). */
 	void (*release)(void *dev);
 	/* Queues served by an outside back end (vhost-user): the device
