@@ -7,35 +7,63 @@
  *                         "@@ ack N" on stdout: record N is durable, the
  *                         guest was told so
  *   mvcrash nosync FILE   no fsync; prints "@@ wrote N" every 64 records
- *   mvcrash soak FILE     for the soak: writes records round a 4 MiB
+ *   mvcrash soak FILE [HOST]
+ *                         for the soak: writes records round a 4 MiB
  *                         file (the disk never fills), fdatasync()s every
- *                         256, prints "@@ soak N" every 4096
+ *                         256, prints "@@ soak N" every 4096; with HOST
+ *                         (IPv4) also sends every 1024th record as a UDP
+ *                         datagram to HOST:5001 (the network part of the
+ *                         traffic) and prints "@@ net M" (datagrams
+ *                         sent) with each "@@ soak" line
  *
  * A record is "record %010u" padded with '.' to 63 bytes and a newline,
  * so a torn or missing one shows.  One process, because a fork and exec
  * costs about a second where guest ring 0 is emulated.  Built static.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #define RECORD	64
 #define SOAK_WRAP	(4u << 20)
+#define SOAK_PORT	5001
+
+/* A UDP socket towards host:SOAK_PORT into *to; -1 if host is no IPv4. */
+static int udp_to(const char *host, struct sockaddr_in *to)
+{
+	memset(to, 0, sizeof(*to));
+	to->sin_family = AF_INET;
+	to->sin_port = htons(SOAK_PORT);
+	if (inet_pton(AF_INET, host, &to->sin_addr) != 1)
+		return -1;
+	return socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
 
 int main(int argc, char **argv)
 {
 	char rec[RECORD];
-	int sync_each, soak, fd;
+	int sync_each, soak, fd, net = -1;
+	struct sockaddr_in to;
+	unsigned int sent = 0;
 
-	if (argc != 3 || (strcmp(argv[1], "sync") && strcmp(argv[1], "nosync") &&
-			  strcmp(argv[1], "soak"))) {
-		fprintf(stderr, "usage: mvcrash sync|nosync|soak FILE\n");
+	if (argc < 3 || (strcmp(argv[1], "sync") && strcmp(argv[1], "nosync") &&
+			 strcmp(argv[1], "soak")) ||
+	    argc > 3 + !strcmp(argv[1], "soak")) {
+		fprintf(stderr, "usage: mvcrash sync|nosync FILE, "
+			"mvcrash soak FILE [HOST]\n");
 		return 2;
 	}
 	sync_each = !strcmp(argv[1], "sync");
 	soak = !strcmp(argv[1], "soak");
+	if (argc == 4 && (net = udp_to(argv[3], &to)) < 0) {
+		perror("mvcrash: soak: udp");
+		return 1;
+	}
 	fd = open(argv[2], O_WRONLY | O_CREAT | (soak ? 0 : O_APPEND) |
 		  O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -55,8 +83,16 @@ int main(int argc, char **argv)
 				perror("mvcrash: soak");
 				return 1;
 			}
+			/* A full queue or a missing neighbour drops a
+			 * datagram; only those handed on are counted. */
+			if (net >= 0 && n % 1024 == 0 &&
+			    sendto(net, rec, RECORD, 0, (struct sockaddr *)&to,
+				   sizeof(to)) == RECORD)
+				sent++;
 			if (n % 4096 == 0)
 				printf("@@ soak %u\n", n);
+			if (net >= 0 && n % 4096 == 0)
+				printf("@@ net %u\n", sent);
 			continue;
 		}
 		if (write(fd, rec, RECORD) != RECORD) {
