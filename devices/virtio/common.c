@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "devices/virtio/calls.h"
 #include "devices/virtio/common.h"
 #include "devices/virtio/irq.h"
 #include "firmware/lib/le.h"

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "devices/virtio/calls.h"
 #include "devices/virtio/common.h"
 #include "devices/virtio/irq.h"
 #include "devices/virtio/pci.h"
@@ -49,30 +50,6 @@ static void kick(struct virtio_pci *vp, uint64_t off)
 	(void)r;
 }
 
-/* A back end's call eventfds follow the table's masks (transport.h):
- * the write and the move happen under the transport lock together. */
-static void msix_access(struct virtio_pci *vp, uint64_t region, uint64_t r,
-			uint8_t *data, uint32_t len, bool is_write)
-{
-	bool calls = is_write && region == VIRTIO_BAR_MSIX_TABLE &&
-		     vp->ops->backend_queues;
-
-	if (calls)
-		pthread_mutex_lock(&vp->lock);
-	pthread_mutex_lock(&vp->irq_lock);
-	if (region == VIRTIO_BAR_MSIX_PBA && !is_write)
-		msix_pba_read(&vp->msix, r, data, len);
-	else if (region == VIRTIO_BAR_MSIX_TABLE && is_write)
-		msix_table_write(&vp->msix, r, data, len);
-	else if (region == VIRTIO_BAR_MSIX_TABLE)
-		msix_table_read(&vp->msix, r, data, len);
-	pthread_mutex_unlock(&vp->irq_lock);
-	if (calls) {
-		virtio_pci_calls_update(vp);
-		pthread_mutex_unlock(&vp->lock);
-	}
-}
-
 static void bar_access(void *opaque, uint64_t off, uint8_t *data,
 		       uint32_t len, bool is_write)
 {
@@ -101,7 +78,7 @@ static void bar_access(void *opaque, uint64_t off, uint8_t *data,
 		return;
 	case VIRTIO_BAR_MSIX_TABLE:
 	case VIRTIO_BAR_MSIX_PBA:
-		msix_access(vp, region, r, data, len, is_write);
+		virtio_msix_access(vp, region, r, data, len, is_write);
 		return;
 	}
 }

@@ -176,11 +176,6 @@ struct virtio_pci {
 	struct virtio_stats stats;
 };
 
-/* Under vp->lock, after the driver changed what decides a back end's call
- * eventfds (MSI-X masks and enable, a queue's vector): moves each started
- * queue's with ops->set_call (backend.c). */
-void virtio_pci_calls_update(struct virtio_pci *vp);
-
 /* Offered features: the device's and the transport's. */
 static inline uint64_t virtio_offered(const struct virtio_pci *vp)
 {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * devices/virtio/backend.c with a fake back-end device (backend_queues, as
- * vhost-user's): the call eventfd a started queue's back end signals is
- * the queue's MSI-X vector's own irqfd while that vector can fire as it
- * is (its route programmed at once and kept current), and the transport's
- * relay while MSI-X is off, the function or the entry is masked, or the
- * queue has no vector; each change moves it (set_call), and a reset
- * stops the moves.
+ * devices/virtio/calls.c (through backend.c) with a fake back-end device
+ * (backend_queues, as vhost-user's): the call eventfd a started queue's
+ * back end signals is the queue's MSI-X vector's own irqfd while that
+ * vector can fire as it is (its route programmed at once and kept
+ * current), and the transport's relay while MSI-X is off, the function
+ * or the entry is masked, or the queue has no vector; each change moves
+ * it (set_call), and a reset stops the moves.
  */
 #include <check.h>
 #include <unistd.h>
