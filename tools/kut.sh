@@ -5,7 +5,8 @@
 #   KUT_DIR      a kvm-unit-tests tree (built here if it has no x86/*.flat)
 #   KUT_TARBALL  a release tarball, unpacked and built under $BUILD/kut
 #   otherwise    ../shared/third_party/kvm-unit-tests-*.tar.gz next to the
-#                main checkout (where CI keeps it)
+#                main checkout (where CI keeps it), or beside the local
+#                checkout this one was cloned from
 # Errors are one line on stderr, status 2.  The build takes seconds to two
 # minutes (./configure && make -j2, no EFI).
 set -eu
@@ -33,13 +34,22 @@ if [ -n "${KUT_DIR:-}" ]; then
 	exit 0
 fi
 
-tarball=${KUT_TARBALL:-}
-if [ -z "$tarball" ]; then
+# ../shared/third_party beside the main checkout (a worktree's too), or
+# beside the checkout a local clone was made from (a fresh clone in /tmp).
+third_party() {
+	local main origin
 	main=$(cd "$(git rev-parse --git-common-dir 2>/dev/null || echo .git)/.." \
 		2>/dev/null && pwd)
-	tarball=$(ls "$main"/../shared/third_party/kvm-unit-tests-*.tar.gz \
-		2>/dev/null | head -n 1 || true)
-fi
+	origin=$(git config --get remote.origin.url 2>/dev/null || true)
+	case $origin in /*) ;; *) origin= ;; esac
+	for d in "$main" ${origin:+"$origin"}; do
+		ls "$d"/../shared/third_party/kvm-unit-tests-*.tar.gz 2>/dev/null |
+			head -n 1
+	done | head -n 1
+}
+
+tarball=${KUT_TARBALL:-}
+[ -n "$tarball" ] || tarball=$(third_party)
 [ -n "$tarball" ] && [ -f "$tarball" ] ||
 	die "no kvm-unit-tests: set KUT_DIR or KUT_TARBALL (none in ../shared/third_party)"
 
