@@ -114,21 +114,11 @@ static bool word_matches(const char *w, size_t l, const struct bench_case *c)
 	       w[nl + 1] == '0' + c->ring;
 }
 
-static bool word_is_boot(const char *w, size_t l)
+/* Is word w (length l) the group name (a group the driver runs itself:
+ * boot, snapshot, fs), or "all"? */
+static bool word_is_group(const char *w, size_t l, const char *group)
 {
-	return (l == 4 && !strncmp(w, "boot", 4)) ||
-	       (l == 3 && !strncmp(w, "all", 3));
-}
-
-static bool word_is_snapshot(const char *w, size_t l)
-{
-	return (l == 8 && !strncmp(w, "snapshot", 8)) ||
-	       (l == 3 && !strncmp(w, "all", 3));
-}
-
-static bool word_is_fs(const char *w, size_t l)
-{
-	return (l == 2 && !strncmp(w, "fs", 2)) ||
+	return (l == strlen(group) && !strncmp(w, group, l)) ||
 	       (l == 3 && !strncmp(w, "all", 3));
 }
 
@@ -153,10 +143,9 @@ static bool case_word(const char *w, size_t l, const void *c)
 	return word_matches(w, l, c);
 }
 
-static bool boot_word(const char *w, size_t l, const void *unused)
+static bool group_word(const char *w, size_t l, const void *group)
 {
-	(void)unused;
-	return word_is_boot(w, l);
+	return word_is_group(w, l, group);
 }
 
 bool bench_case_selected(const char *list, const struct bench_case *c)
@@ -166,29 +155,17 @@ bool bench_case_selected(const char *list, const struct bench_case *c)
 
 bool bench_boot_selected(const char *list)
 {
-	return !list || any_word(list, boot_word, NULL);
-}
-
-static bool snapshot_word(const char *w, size_t l, const void *unused)
-{
-	(void)unused;
-	return word_is_snapshot(w, l);
+	return !list || any_word(list, group_word, "boot");
 }
 
 bool bench_snapshot_selected(const char *list)
 {
-	return !list || any_word(list, snapshot_word, NULL);
-}
-
-static bool fs_word(const char *w, size_t l, const void *unused)
-{
-	(void)unused;
-	return word_is_fs(w, l);
+	return !list || any_word(list, group_word, "snapshot");
 }
 
 bool bench_fs_selected(const char *list)
 {
-	return !list || any_word(list, fs_word, NULL);
+	return !list || any_word(list, group_word, "fs");
 }
 
 int bench_cases_check(const char *list, char *err, size_t len)
@@ -196,8 +173,9 @@ int bench_cases_check(const char *list, char *err, size_t len)
 	for (const char *p = list; p && *p;) {
 		const char *end = strchr(p, ',');
 		size_t l = end ? (size_t)(end - p) : strlen(p);
-		bool known = word_is_boot(p, l) || word_is_snapshot(p, l) ||
-			     word_is_fs(p, l);
+		bool known = word_is_group(p, l, "boot") ||
+			     word_is_group(p, l, "snapshot") ||
+			     word_is_group(p, l, "fs");
 
 		for (size_t i = 0; i < bench_ncases && !known; i++)
 			known = word_matches(p, l, &bench_cases[i]);
