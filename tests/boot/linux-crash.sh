@@ -191,25 +191,19 @@ for ((r = 1; r <= NOSYNC; r++)); do
 	fs_clean "nosync$r"
 done
 # --- the soak ----------------------------------------------------------------
-# Packets the tap received from the guest, as this network namespace sees
-# them (/sys/class/net shows the namespace sysfs was mounted in).
-tap_rx() {
-	sed 's/:/ /' /proc/net/dev | awk -v t="$TAP" '$1 == t { print $3 }'
-}
-# What the tap sent the guest (the host's ARP replies among them), and
-# its receive errors and drops.
-tap_tx() {
-	sed 's/:/ /' /proc/net/dev | awk -v t="$TAP" '$1 == t { print $11 }'
-}
-tap_lost() {
-	sed 's/:/ /' /proc/net/dev | awk -v t="$TAP" '$1 == t { print $4 " errors, " $5 " dropped" }'
+# Column COL of the tap's line in /proc/net/dev, as this network namespace
+# sees it (/sys/class/net shows the namespace sysfs was mounted in): 3
+# packets received from the guest, 4 and 5 receive errors and drops, 11
+# packets sent to it (the host's ARP replies among them).
+tap_stat() {
+	sed 's/:/ /' /proc/net/dev | awk -v t="$TAP" -v c="$1" '$1 == t { print $c }'
 }
 
 soak() {
 	local pid n=0 warm=$((SOAK / 4)) rss0= fd0= rss fds peak=0 grew=0
 	local rx0=0 rxw=0 rx=0
 	cp "$TMP/base.img" "$TMP/soak.img"
-	[ -n "$TAP" ] && rx0=$(tap_rx)
+	[ -n "$TAP" ] && rx0=$(tap_stat 3)
 	"$MINIVMM" --restore "$S" --disk "$TMP/soak.img" \
 		--append-env WRITER=soak </dev/null >"$TMP/soak.out" \
 		2>"$TMP/soak.err" &
@@ -222,7 +216,7 @@ soak() {
 		[ "${rss:-0}" -gt "$peak" ] && peak=$rss
 		if [ $t -ge $warm ] && [ -z "$rss0" ]; then
 			rss0=$rss fd0=$fds
-			[ -n "$TAP" ] && rxw=$(tap_rx)
+			[ -n "$TAP" ] && rxw=$(tap_stat 3)
 		fi
 		[ -n "$fd0" ] && [ "$fds" -gt "$fd0" ] && grew=$fds
 		n=$((n + 1))
@@ -240,7 +234,7 @@ soak() {
 	if [ -n "$TAP" ]; then
 		sent=$(sed -n 's/^@@ net \([0-9]*\)\r\{0,1\}$/\1/p' "$TMP/soak.out" | tail -n 1)
 		sleep 3
-		rx=$(tap_rx)
+		rx=$(tap_stat 3)
 	fi
 	kill -TERM "$pid"
 	wait "$pid" 2>/dev/null
@@ -256,10 +250,10 @@ soak() {
 	if [ -n "$TAP" ]; then
 		echo "soak: network: the guest had sent ${sent:-0} datagrams;" \
 			"3 s later the tap had received $((rx - rx0)) packets" \
-			"($((rxw - rx0)) in the warm-up; the tap sent the guest $(tap_tx))"
+			"($((rxw - rx0)) in the warm-up; the tap sent the guest $(tap_stat 11))"
 		[ "${sent:-0}" -gt 0 ] && [ "$rxw" -gt "$rx0" ] && [ "$rx" -gt "$rxw" ] &&
 			pass soak-net-traffic ||
-			fail soak-net-traffic "sent ${sent:-0}; the tap received $((rxw - rx0)) in the warm-up, $((rx - rxw)) after ($(tap_lost))"
+			fail soak-net-traffic "sent ${sent:-0}; the tap received $((rxw - rx0)) in the warm-up, $((rx - rxw)) after ($(tap_stat 4) errors, $(tap_stat 5) dropped)"
 	fi
 	[ "$grew" = 0 ] && pass soak-no-fd-growth ||
 		fail soak-no-fd-growth "descriptors ${fd0} -> ${grew}"

@@ -89,10 +89,11 @@ int main(int argc, char **argv)
 			    sendto(net, rec, RECORD, 0, (struct sockaddr *)&to,
 				   sizeof(to)) == RECORD)
 				sent++;
-			if (n % 4096 == 0)
+			if (n % 4096 == 0) {
 				printf("@@ soak %u\n", n);
-			if (net >= 0 && n % 4096 == 0)
-				printf("@@ net %u\n", sent);
+				if (net >= 0)
+					printf("@@ net %u\n", sent);
+			}
 			continue;
 		}
 		if (write(fd, rec, RECORD) != RECORD) {
