@@ -88,6 +88,11 @@ timed() {
 	pid=$!
 }
 
+# timed_field NAME N: field N of NAME's GNU time line (1 seconds, 2 peak
+# RSS kB); the file's last line, as a failed command's starts with
+# "Command exited with non-zero status S".
+timed_field() { tail -n 1 "$TMP/$1.time" 2>/dev/null | cut -d' ' -f"$2"; }
+
 # pss_watch NAME...: in the background until pss_stop, the peak PSS in kB
 # of each NAME's command (timed) in $TMP/NAME.pss, sampled every 0.1 s;
 # pss_of NAME reads it (0: it ended before its first sample).  Started

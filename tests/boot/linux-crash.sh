@@ -223,7 +223,8 @@ soak() {
 	done
 	if ! kill -0 "$pid" 2>/dev/null; then
 		wait "$pid"
-		fail soak-ran "minivmm ended early (status $?) after ${t}s"
+		fail soak-ran "minivmm ended early (status $?) after ${t}s:" \
+			"$(tail -n 12 "$TMP/soak.err" | tr '\n' '|')"
 		return
 	fi
 	# What the guest had sent by now, against what reached the tap 3 s

@@ -65,8 +65,6 @@ verdict() {
 		fail "$name-fsck" "e2fsck -fn: $(tail -n 3 "$TMP/$name.fsck")"
 }
 
-field() { cut -d' ' -f"$2" "$TMP/$1.time" 2>/dev/null; }
-
 start alone
 wait "$pid"
 status=$?
@@ -90,12 +88,12 @@ pss_stop
 	pass "shared-image-unchanged" ||
 	fail "shared-image-unchanged" "the read-only image all guests shared changed"
 
-alone=$(field alone 1)
-ts=$(for ((i = 0; i < N; i++)); do field "g$i" 1; done | sort -n)
+alone=$(timed_field alone 1)
+ts=$(for ((i = 0; i < N; i++)); do timed_field "g$i" 1; done | sort -n)
 med=$(echo "$ts" | sed -n "$(((N + 1) / 2))p")
 max=$(echo "$ts" | tail -n 1)
 echo "load: Linux: alone $alone s; $N guests at once: median $med s," \
 	"slowest $max s (x$(echo "scale=1; $max / $alone" | bc 2>/dev/null || echo ?))"
 for ((i = 0; i < N; i++)); do
-	echo "load: Linux g$i: peak RSS $(field "g$i" 2) kB, peak PSS $(pss_of "g$i") kB"
+	echo "load: Linux g$i: peak RSS $(timed_field "g$i" 2) kB, peak PSS $(pss_of "g$i") kB"
 done

@@ -40,8 +40,6 @@ verdict() {
 	expect "$name" 0 "$want"
 }
 
-# field NAME N: field N of GNU time's line (1 seconds, 2 peak RSS kB).
-field() { cut -d' ' -f"$2" "$TMP/$1.time" 2>/dev/null; }
 
 # --- each kind alone ------------------------------------------------------------
 declare -A alone
@@ -50,7 +48,7 @@ for i in 0 1; do
 	wait "$pid"
 	status=$?
 	verdict "alone$i" $i
-	alone[$i]=$(field "alone$i" 1)
+	alone[$i]=$(timed_field "alone$i" 1)
 done
 
 # --- all at once ----------------------------------------------------------------
@@ -75,7 +73,7 @@ pss_stop
 # --- figures --------------------------------------------------------------------
 for k in 0 1; do
 	kind=$([ $k = 0 ] && echo virtio-blk || echo virtio-rng)
-	ts=$(for ((i = k; i < N; i += 2)); do field "g$i" 1; done | sort -n)
+	ts=$(for ((i = k; i < N; i += 2)); do timed_field "g$i" 1; done | sort -n)
 	cnt=$(echo "$ts" | wc -l)
 	med=$(echo "$ts" | sed -n "$(((cnt + 1) / 2))p")
 	max=$(echo "$ts" | tail -n 1)
@@ -85,5 +83,5 @@ done
 for ((i = 0; i < N; i++)); do
 	p=$(pss_of "g$i")
 	[ "$p" -gt 0 ] && p="$p kB" || p="n/a (ended before a sample)"
-	echo "load: g$i: peak RSS $(field "g$i" 2) kB, peak PSS $p"
+	echo "load: g$i: peak RSS $(timed_field "g$i" 2) kB, peak PSS $p"
 done
