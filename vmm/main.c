@@ -98,6 +98,10 @@ int main(int argc, char **argv)
 	probe_host(&host, cfg.verbose);
 	if (cfg.msr_policy_check)
 		return msr_policy_check(&cfg, &host, stdout);
+	if (vm_block_signals() < 0) {
+		perror("minivmm: pthread_sigmask");
+		return EXIT_VMM_ERROR;
+	}
 	/* A restore is checked whole before any VM exists. */
 	if (cfg.restore && snapshot_restore_open(&cfg, &host, &rs) < 0)
 		return EXIT_USAGE;

@@ -41,7 +41,12 @@ static void child(const struct virtiofsd *d, const struct fs_opt *o,
 {
 	char sock[sizeof(d->sock) + 16], src[FS_PATH_MAX + 16];
 	int null = open("/dev/null", O_RDWR);
+	sigset_t none;
 
+	/* minivmm blocks the signals that end a run (vm_block_signals);
+	 * the daemon must take SIGTERM, its parent's death's among them. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() == 1)
 		_exit(127);		/* minivmm already gone */

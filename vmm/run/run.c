@@ -21,19 +21,34 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-static int block_signals(sigset_t *set)
+/* The signals that end a run: the main thread reads them (signalfd). */
+static void end_signals(sigset_t *set)
 {
 	sigemptyset(set);
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGQUIT);
-	/* Blocked here so only vCPU threads (which unblock it) take kicks. */
-	sigaddset(set, VCPU_KICK_SIGNAL);
-	if (pthread_sigmask(SIG_BLOCK, set, NULL))
+}
+
+int vm_block_signals(void)
+{
+	sigset_t set;
+
+	end_signals(&set);
+	/* Blocked so only vCPU threads (which unblock it) take kicks. */
+	sigaddset(&set, VCPU_KICK_SIGNAL);
+	return pthread_sigmask(SIG_BLOCK, &set, NULL) ? -1 : 0;
+}
+
+static int signal_fd(void)
+{
+	sigset_t set;
+
+	if (vm_block_signals() < 0)
 		return -1;
-	sigdelset(set, VCPU_KICK_SIGNAL);
-	return signalfd(-1, set, SFD_CLOEXEC);
+	end_signals(&set);
+	return signalfd(-1, &set, SFD_CLOEXEC);
 }
 
 static int timeout_ms(uint64_t deadline)
@@ -185,11 +200,10 @@ int vm_run(struct vm *vm)
 {
 	static struct elf_syms syms;
 	uint64_t deadline = 0;
-	sigset_t set;
 	int sfd;
 
 	vcpu_install_kick_handler();
-	sfd = block_signals(&set);
+	sfd = signal_fd();
 	if (sfd < 0) {
 		perror("minivmm: signalfd");
 		return EXIT_VMM_ERROR;

@@ -9,6 +9,13 @@
 
 struct vm;
 
+/* Blocks the signals that end a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+ * and the vCPU kick in the calling thread, and so in every thread it
+ * starts later.  Call it before vm_create(), which starts device threads:
+ * a thread that does not block them takes a signal's default action, and
+ * the process dies without its report, stats or flush. */
+int vm_block_signals(void);
+
 /* Runs until the guest or the user ends the run; returns the exit status. */
 int vm_run(struct vm *vm);
 
