@@ -12,11 +12,7 @@ if [ "$BUILD" = build-asan ]; then
 	echo "SKIP: bench-fs (runs against the normal build only: minutes per boot)"
 	exit 0
 fi
-kernel=${MINIVMM_KERNEL:-}
-if [ -z "$kernel" ] && dir=$(sh tools/build-kernel.sh --print 2>/dev/null) &&
-	grep -q '^CONFIG_VIRTIO_FS=y' "$dir/config" 2>/dev/null; then
-	kernel=$dir/vmlinux
-fi
+minivmm_kernel CONFIG_VIRTIO_FS
 
 # Usage first: these need no kernel.
 vm bench-fs-nokernel 30 bench --cases fs --no-floor
@@ -26,7 +22,7 @@ expect bench-fs-initrd 2 '' '--linux-initrd needs --linux-kernel'
 vm bench-fs-boot-pair 30 bench --cases fs,boot --linux-kernel /dev/null
 expect bench-fs-boot-pair 2 '' 'go together for the boot group'
 
-if [ -z "$kernel" ] || [ ! -f "$kernel" ]; then
+if [ -z "$kernel" ]; then
 	echo "SKIP: bench-fs (no kernel built for minivmm with CONFIG_VIRTIO_FS=y: make guest-kernel builds one)"
 	exit 0
 fi

@@ -88,6 +88,20 @@ timed() {
 	pid=$!
 }
 
+# minivmm_kernel OPTION: the kernel to boot in $kernel: $MINIVMM_KERNEL if
+# set, else the one built for minivmm (tools/build-kernel.sh) if its
+# config has OPTION=y, else empty (the test says SKIP, naming OPTION).
+minivmm_kernel() {
+	local dir
+	kernel=${MINIVMM_KERNEL:-}
+	if [ -z "$kernel" ] &&
+		dir=$(sh tools/build-kernel.sh --print 2>/dev/null) &&
+		grep -q "^$1=y" "$dir/config" 2>/dev/null; then
+		kernel=$dir/vmlinux
+	fi
+	[ -n "$kernel" ] && [ -f "$kernel" ] || kernel=
+}
+
 # timed_field NAME N: field N of NAME's GNU time line (1 seconds, 2 peak
 # RSS kB); the file's last line, as a failed command's starts with
 # "Command exited with non-zero status S".

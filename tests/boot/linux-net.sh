@@ -38,12 +38,8 @@ if [ "$(id -u)" != 0 ] || [ ! -c /dev/net/tun ] || ! command -v ip >/dev/null ||
 	echo "SKIP: linux-net (needs root, /dev/net/tun, ip and busybox)"
 	exit 0
 fi
-kernel=${MINIVMM_KERNEL:-}
-if [ -z "$kernel" ] && dir=$(sh tools/build-kernel.sh --print 2>/dev/null) &&
-	grep -q '^CONFIG_VIRTIO_NET=y' "$dir/config" 2>/dev/null; then
-	kernel=$dir/vmlinux
-fi
-if [ -z "$kernel" ] || [ ! -f "$kernel" ]; then
+minivmm_kernel CONFIG_VIRTIO_NET
+if [ -z "$kernel" ]; then
 	echo "SKIP: linux-net (no kernel built for minivmm with CONFIG_VIRTIO_NET=y; make guest-kernel builds one)"
 	exit 0
 fi

@@ -23,12 +23,8 @@ if [ "$BUILD" = build-asan ]; then
 	echo "SKIP: linux-vconsole (runs against the normal build only: minutes per boot)"
 	exit 0
 fi
-kernel=${MINIVMM_KERNEL:-}
-if [ -z "$kernel" ] && dir=$(sh tools/build-kernel.sh --print 2>/dev/null) &&
-	grep -q '^CONFIG_VIRTIO_CONSOLE=y' "$dir/config" 2>/dev/null; then
-	kernel=$dir/vmlinux
-fi
-if [ -z "$kernel" ] || [ ! -f "$kernel" ]; then
+minivmm_kernel CONFIG_VIRTIO_CONSOLE
+if [ -z "$kernel" ]; then
 	echo "SKIP: linux-vconsole (no kernel built for minivmm with CONFIG_VIRTIO_CONSOLE=y: make guest-kernel builds one)"
 	exit 0
 fi

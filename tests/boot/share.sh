@@ -34,12 +34,8 @@ if [ "$(id -u)" != 0 ] || [ ! -x "$VIRTIOFSD" ] || ! command -v busybox >/dev/nu
 	echo "SKIP: share (needs root, $VIRTIOFSD (qemu-system-common) and busybox)"
 	exit 0
 fi
-kernel=${MINIVMM_KERNEL:-}
-if [ -z "$kernel" ] && dir=$(sh tools/build-kernel.sh --print 2>/dev/null) &&
-	grep -q '^CONFIG_VIRTIO_FS=y' "$dir/config" 2>/dev/null; then
-	kernel=$dir/vmlinux
-fi
-if [ -z "$kernel" ] || [ ! -f "$kernel" ]; then
+minivmm_kernel CONFIG_VIRTIO_FS
+if [ -z "$kernel" ]; then
 	echo "SKIP: share (no kernel built for minivmm with CONFIG_VIRTIO_FS=y; make guest-kernel builds one)"
 	exit 0
 fi
