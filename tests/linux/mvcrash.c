@@ -13,8 +13,8 @@
  *                         256, prints "@@ soak N" every 4096; with HOST
  *                         (IPv4) also sends every 1024th record as a UDP
  *                         datagram to HOST:5001 (the network part of the
- *                         traffic) and prints "@@ net M" (datagrams
- *                         sent) with each "@@ soak" line
+ *                         traffic) and prints "@@ net M R" (datagrams
+ *                         sent, refused) with each "@@ soak" line
  *
  * A record is "record %010u" padded with '.' to 63 bytes and a newline,
  * so a torn or missing one shows.  One process, because a fork and exec
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	char rec[RECORD];
 	int sync_each, soak, fd, net = -1;
 	struct sockaddr_in to;
-	unsigned int sent = 0;
+	unsigned int sent = 0, refused = 0;
 
 	if (argc < 3 || (strcmp(argv[1], "sync") && strcmp(argv[1], "nosync") &&
 			 strcmp(argv[1], "soak")) ||
@@ -83,16 +83,22 @@ int main(int argc, char **argv)
 				perror("mvcrash: soak");
 				return 1;
 			}
-			/* A full queue or a missing neighbour drops a
-			 * datagram; only those handed on are counted. */
-			if (net >= 0 && n % 1024 == 0 &&
-			    sendto(net, rec, RECORD, 0, (struct sockaddr *)&to,
-				   sizeof(to)) == RECORD)
-				sent++;
+			/* Only those handed on are counted as sent; a full
+			 * socket buffer (completions not yet reclaimed)
+			 * refuses one.  A full queue or a missing neighbour
+			 * drops one silently. */
+			if (net >= 0 && n % 1024 == 0) {
+				if (sendto(net, rec, RECORD, 0,
+					   (struct sockaddr *)&to,
+					   sizeof(to)) == RECORD)
+					sent++;
+				else
+					refused++;
+			}
 			if (n % 4096 == 0) {
 				printf("@@ soak %u\n", n);
 				if (net >= 0)
-					printf("@@ net %u\n", sent);
+					printf("@@ net %u %u\n", sent, refused);
 			}
 			continue;
 		}
