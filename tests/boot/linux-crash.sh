@@ -230,11 +230,19 @@ soak() {
 	# What the guest had sent by now, against what reached the tap 3 s
 	# later (minivmm still running).  UDP: a starved guest or device
 	# thread may lose some, so the loss is a figure; asserted is that
-	# traffic reached the host in the warm-up and after it.
-	local sent=0 unsent=0
+	# traffic reached the host in the warm-up and after it, and that the
+	# guest kept receiving (the host's ARP and ICMP: its eth0 count, first
+	# and last "@@ net" line).
+	local sent=0 unsent=0 grx0= grx=
 	if [ -n "$TAP" ]; then
-		sent=$(sed -n 's/^@@ net \([0-9]*\) [0-9]*\r\{0,1\}$/\1/p' "$TMP/soak.out" | tail -n 1)
-		unsent=$(sed -n 's/^@@ net [0-9]* \([0-9]*\)\r\{0,1\}$/\1/p' "$TMP/soak.out" | tail -n 1)
+		net_field() {
+			sed -n 's/^@@ net \([0-9]*\) \([0-9]*\) \(-\{0,1\}[0-9]*\)\r\{0,1\}$/\'"$1"'/p' \
+				"$TMP/soak.out"
+		}
+		sent=$(net_field 1 | tail -n 1)
+		unsent=$(net_field 2 | tail -n 1)
+		grx0=$(net_field 3 | head -n 1)
+		grx=$(net_field 3 | tail -n 1)
 		sleep 3
 		rx=$(tap_stat 3)
 	fi
@@ -256,6 +264,12 @@ soak() {
 			"($((rxw - rx0)) in the warm-up; the tap sent the guest $(tap_stat 11))"
 		# minivmm's own count, at SIGTERM (--stats): where a loss is.
 		sed -n 's/^\(virtio-net0 .*\)$/soak: minivmm: \1/p' "$TMP/soak.err"
+		echo "soak: network: the guest's eth0 had received ${grx0:-?} frames" \
+			"at the first count after the restore, ${grx:-?} at the last"
+		# A restore that lost the receive queue's interrupt left the
+		# driver waiting for it for good (event index): no frame after.
+		[ "${grx:--1}" -gt "${grx0:--1}" ] && pass soak-net-receive ||
+			fail soak-net-receive "the guest's eth0 received nothing after the restore (${grx0:-?} -> ${grx:-?} frames)"
 		[ "${sent:-0}" -gt 0 ] && [ "$rxw" -gt "$rx0" ] && [ "$rx" -gt "$rxw" ] &&
 			pass soak-net-traffic ||
 			fail soak-net-traffic "sent ${sent:-0}; the tap received $((rxw - rx0)) in the warm-up, $((rx - rxw)) after ($(tap_stat 4) errors, $(tap_stat 5) dropped)"

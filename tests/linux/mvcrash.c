@@ -13,8 +13,9 @@
  *                         256, prints "@@ soak N" every 4096; with HOST
  *                         (IPv4) also sends every 1024th record as a UDP
  *                         datagram to HOST:5001 (the network part of the
- *                         traffic) and prints "@@ net M R" (datagrams
- *                         sent, refused) with each "@@ soak" line
+ *                         traffic) and prints "@@ net M R X" (datagrams
+ *                         sent, refused; frames eth0 received) with each
+ *                         "@@ soak" line
  *
  * A record is "record %010u" padded with '.' to 63 bytes and a newline,
  * so a torn or missing one shows.  One process, because a fork and exec
@@ -25,6 +26,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -32,6 +34,7 @@
 #define RECORD	64
 #define SOAK_WRAP	(4u << 20)
 #define SOAK_PORT	5001
+#define RX_PACKETS	"/sys/class/net/eth0/statistics/rx_packets"
 
 /* A UDP socket towards host:SOAK_PORT into *to; -1 if host is no IPv4. */
 static int udp_to(const char *host, struct sockaddr_in *to)
@@ -44,10 +47,23 @@ static int udp_to(const char *host, struct sockaddr_in *to)
 	return socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 }
 
+/* The count of frames eth0 received (the host's ARP and ICMP): -1 if
+ * unknown. */
+static long long rx_packets(int fd)
+{
+	char buf[32];
+	ssize_t r = fd < 0 ? -1 : pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (r <= 0)
+		return -1;
+	buf[r] = 0;
+	return strtoll(buf, NULL, 10);
+}
+
 int main(int argc, char **argv)
 {
 	char rec[RECORD];
-	int sync_each, soak, fd, net = -1;
+	int sync_each, soak, fd, net = -1, rx = -1;
 	struct sockaddr_in to;
 	unsigned int sent = 0, refused = 0;
 
@@ -64,6 +80,8 @@ int main(int argc, char **argv)
 		perror("mvcrash: soak: udp");
 		return 1;
 	}
+	if (net >= 0)
+		rx = open(RX_PACKETS, O_RDONLY | O_CLOEXEC);
 	fd = open(argv[2], O_WRONLY | O_CREAT | (soak ? 0 : O_APPEND) |
 		  O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -98,7 +116,8 @@ int main(int argc, char **argv)
 			if (n % 4096 == 0) {
 				printf("@@ soak %u\n", n);
 				if (net >= 0)
-					printf("@@ net %u %u\n", sent, refused);
+					printf("@@ net %u %u %lld\n", sent, refused,
+					       rx_packets(rx));
 			}
 			continue;
 		}

@@ -239,7 +239,22 @@ static int load_states(struct vm *vm, struct snap_restore *rs)
 
 int snapshot_restore(struct vm *vm, struct snap_restore *rs)
 {
-	if (map_memory(vm, rs) < 0 || load_states(vm, rs) < 0)
+	int rc;
+
+	if (map_memory(vm, rs) < 0)
+		return -1;
+	/* Devices stay parked until every section is in.  A device that
+	 * ran on its state at once (a frame waiting on the tap) raised an
+	 * interrupt that the LAPIC's load, a later phase, wiped out; with
+	 * the event index the driver, waiting for it, never heard from that
+	 * queue again. */
+	if (snap_quiesce_all(&vm->snap_reg) < 0) {
+		snap_resume_all(&vm->snap_reg);
+		return refuse(rs->path, "a device would not stop for the load");
+	}
+	rc = load_states(vm, rs);
+	snap_resume_all(&vm->snap_reg);
+	if (rc < 0)
 		return -1;
 	timing_event(&vm->timing, "snapshot restored");
 	return 0;
