@@ -40,9 +40,11 @@ for t in "$@"; do
 	f=tests/boot/$t.sh
 	if [ "$t" = kut ]; then
 		kut=kut
-	elif grep -q 'tools/\(build\|fetch\)-kernel.sh' "$f" 2>/dev/null; then
+	elif grep -q 'tools/\(build\|fetch\)-kernel.sh\|^minivmm_kernel ' "$f" \
+		2>/dev/null; then
 		linux="$linux $t"
-		grep -q 'tools/build-kernel.sh' "$f" && kernel=1
+		# lib.sh's minivmm_kernel asks build-kernel.sh too.
+		grep -q 'tools/build-kernel.sh\|^minivmm_kernel ' "$f" && kernel=1
 	else
 		payloads="$payloads $t"
 	fi
