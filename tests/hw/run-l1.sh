@@ -35,8 +35,10 @@ cache=$("$here/l1-kernel.sh")
 # interrupts off on the interrupt stack for jiffies_lock, already held;
 # with vgif=0, 20 of 20 plain boots came through, though linux-serial and
 # linux-gdb still hung that way (docs/hw-lane.md).
-kopt=l1kvmopt=vgif=0
-[ "$npt" = off ] && kopt=l1kvmopt=npt=0,vgif=0
+# dump_invalid_vmcb=1: a VM entry the software CPU refuses is explained
+# only by the VMCB kvm_amd then logs (the crash test prints it).
+kopt=l1kvmopt=vgif=0,dump_invalid_vmcb=1
+[ "$npt" = off ] && kopt=l1kvmopt=npt=0,vgif=0,dump_invalid_vmcb=1
 # no_timer_check: under a loaded software CPU the kernel's check of the
 # IO-APIC timer can time out and L1 would run without one.
 # (--timer-check leaves it out, to see what happens then.)
