@@ -31,8 +31,10 @@
 # first quarter) the descriptor count must not grow; the RSS at the end of
 # the warm-up and at the end, and the growth, are printed (RSS: guest
 # pages the guest touches count too, so it is reported, not asserted).
-# Then the guest is stopped and its file system must be clean.  Normal
-# build only.
+# Then the guest is stopped and its file system must be clean.  A
+# minivmm that ends before it is killed or stopped fails its check with
+# its report, the guest's last lines and the host KVM's log below
+# (ended_early).  Normal build only.
 # The network: as root with /dev/net/tun, the script runs again in a
 # network namespace of its own (unshare -n) with a tap, mvcrash0
 # (10.0.2.1/24); the guest has a virtio-net device on it from its first
@@ -120,13 +122,48 @@ else
 	echo "NOTE: $TMP has no O_DIRECT: cache=writeback rounds only"
 fi
 
+# up: seconds since this machine booted, the kernel log's clock.
+up() { cut -d' ' -f1 /proc/uptime; }
+
+# ended_early CHECK NAME T0 WHY...: CHECK fails with WHY, and below it,
+# indented (the FAIL block check-hw.sh judges), minivmm's report
+# ($TMP/NAME.err), the guest's last console lines and what this kernel's
+# KVM logged since T0 (up; dmesg needs root): a failed VM entry is
+# explained only there (the VMCB kvm_amd dumps with dump_invalid_vmcb=1,
+# as in the lane).  A recorded exception with a vector of 32 or more is
+# named: only an external interrupt has such a vector, so the record is
+# the CPU's error (QEMU 7.2's software CPU: docs/hw-lane.md).
+ended_early() {
+	local check=$1 name=$2 t0=$3 kvm v
+	shift 3
+	fail "$check" "$*"
+	# The report on a vCPU's failure, else stderr's last lines (--stats
+	# comes after the report).
+	{ grep -m 1 -A 7 '^minivmm: .* on vCPU [0-9]*$' "$TMP/$name.err" ||
+		tail -n 12 "$TMP/$name.err"; } | sed 's/^/    /'
+	tr -d '\r' <"$TMP/$name.out" | tail -n 3 | sed 's/^/    guest: /'
+	kvm=$(dmesg 2>/dev/null | awk -v t0="$t0" '
+		{ ts = $0; sub(/^\[ */, "", ts); sub(/\].*/, "", ts) }
+		ts + 1 >= t0 && /SVM|kvm/ && !/Unhandled [RW][DR]MSR/' |
+		tail -n 80)
+	[ -n "$kvm" ] || return 0
+	sed 's/^/    host: /' <<<"$kvm"
+	v=$(sed -n 's/.*exit_int_info: *800003\([0-9a-f][0-9a-f]\)$/\1/p' \
+		<<<"$kvm" | tail -n 1)
+	[ -n "$v" ] && [ $((16#$v)) -ge 32 ] &&
+		echo "    host: exit_int_info 0x800003$v: an exception of vector" \
+			"$((16#$v)), an external interrupt recorded as an exception"
+	return 0
+}
+
 # round NAME WRITER MODE SEED: one restore, killed after a random delay;
 # sets $acked (last "@@ ack N", 0 if none) and $written.
 round() {
-	local name=$1 writer=$2 mode=$3 seed=$4 pid delay
+	local name=$1 writer=$2 mode=$3 seed=$4 pid delay t0
 	RANDOM=$seed
 	delay=$((MIN_MS + RANDOM % 2500))	# ms after the restore starts
 	cp "$TMP/base.img" "$TMP/$name.img"
+	t0=$(up)
 	"$MINIVMM" --restore "$S" --disk "$TMP/$name.img,cache=$mode" \
 		--append-env "WRITER=$writer" </dev/null \
 		>"$TMP/$name.out" 2>"$TMP/$name.err" &
@@ -142,8 +179,12 @@ round() {
 		"$delay ms (status $status), acked ${acked}, wrote ${written:-?}"
 	# 137: our SIGKILL; anything else means the guest or minivmm ended
 	# first, and the round tested nothing.
-	[ "$status" = 137 ] && pass "$name-killed" ||
-		fail "$name-killed" "minivmm ended before the kill (status $status)"
+	if [ "$status" = 137 ]; then
+		pass "$name-killed"
+	else
+		ended_early "$name-killed" "$name" "$t0" \
+			"minivmm ended before the kill (status $status)"
+	fi
 }
 
 # fs_clean NAME: journal replayed, then a read-only full check.
@@ -201,8 +242,9 @@ tap_stat() {
 
 soak() {
 	local pid n=0 warm=$((SOAK / 4)) rss0= fd0= rss fds peak=0 grew=0
-	local rx0=0 rxw=0 rx=0
+	local rx0=0 rxw=0 rx=0 t0 rc
 	cp "$TMP/base.img" "$TMP/soak.img"
+	t0=$(up)
 	[ -n "$TAP" ] && rx0=$(tap_stat 3)
 	"$MINIVMM" --restore "$S" --disk "$TMP/soak.img" --stats \
 		--append-env WRITER=soak </dev/null >"$TMP/soak.out" \
@@ -223,8 +265,9 @@ soak() {
 	done
 	if ! kill -0 "$pid" 2>/dev/null; then
 		wait "$pid"
-		fail soak-ran "minivmm ended early (status $?) after ${t}s:" \
-			"$(tail -n 12 "$TMP/soak.err" | tr '\n' '|')"
+		rc=$?
+		ended_early soak-ran soak "$t0" \
+			"minivmm ended early (status $rc) after ${t}s"
 		return
 	fi
 	# What the guest had sent by now, against what reached the tap 3 s
