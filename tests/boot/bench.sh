@@ -39,7 +39,7 @@ grep -q 'FAILED' "$TMP/bench.out" && fail bench "a row FAILED" ||
 
 # The host kind decides what a ring-3 system call costs in exits.
 kind=hw
-[ -e /sys/module/kvm_pvm ] && kind=pvm
+host_emulates_ring0 && kind=pvm
 python3 - "$TMP/bench.json" "$kind" <<'EOF' && pass bench-json || fail bench "bad JSON"
 import json, sys
 rows = json.load(open(sys.argv[1]))

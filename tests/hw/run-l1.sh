@@ -37,8 +37,9 @@ cache=$("$here/l1-kernel.sh")
 # linux-gdb still hung that way (docs/hw-lane.md).
 # dump_invalid_vmcb=1: a VM entry the software CPU refuses is explained
 # only by the VMCB kvm_amd then logs (the crash test prints it).
-kopt=l1kvmopt=vgif=0,dump_invalid_vmcb=1
-[ "$npt" = off ] && kopt=l1kvmopt=npt=0,vgif=0,dump_invalid_vmcb=1
+kopt=vgif=0,dump_invalid_vmcb=1
+[ "$npt" = off ] && kopt=npt=0,$kopt
+kopt=l1kvmopt=$kopt
 # no_timer_check: under a loaded software CPU the kernel's check of the
 # IO-APIC timer can time out and L1 would run without one.
 # (--timer-check leaves it out, to see what happens then.)
