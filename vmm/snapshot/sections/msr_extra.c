@@ -38,6 +38,18 @@ static bool read_msr(int fd, uint32_t index, uint64_t *value)
 	return msr_kvm_vcpu_access(fd, MSR_READ, index, value) == 0;
 }
 
+/* A restore writes what the save read, so a candidate KVM reads but will
+ * not take back (PVM reads XSS and refuses every write of it) would make
+ * every snapshot unrestorable.  The vCPU is new and has not run: writing
+ * back its reset value changes nothing. */
+static bool round_trips(int fd, uint32_t index)
+{
+	uint64_t v;
+
+	return read_msr(fd, index, &v) &&
+	       msr_kvm_vcpu_access(fd, MSR_WRITE, index, &v) == 0;
+}
+
 struct adder {
 	int fd;
 	uint32_t *list, *n, max, added;
@@ -45,12 +57,10 @@ struct adder {
 
 static void add(struct adder *a, uint32_t index)
 {
-	uint64_t v;
-
 	for (uint32_t i = 0; i < *a->n; i++)
 		if (a->list[i] == index)
 			return;
-	if (*a->n >= a->max || !read_msr(a->fd, index, &v))
+	if (*a->n >= a->max || !round_trips(a->fd, index))
 		return;
 	a->list[(*a->n)++] = index;
 	a->added++;

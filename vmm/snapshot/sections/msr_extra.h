@@ -13,7 +13,9 @@
  *	- DEBUGCTL (BTF/LBR enables: a debugger's single-step-on-branches)
  *	- XSS (the supervisor XSAVE components XSAVES saves; Debian's 6.1
  *	  kvm_amd reads it but does not list it)
- * Each candidate is kept only if KVM reads it on this vCPU.
+ * Each candidate is kept only if KVM reads it on this vCPU and takes the
+ * value back (what a restore does): PVM reads XSS but refuses its writes.
+ * Call it on a vCPU that has not run.
  */
 #ifndef MINIVMM_SNAPSHOT_MSR_EXTRA_H
 #define MINIVMM_SNAPSHOT_MSR_EXTRA_H
