@@ -250,11 +250,22 @@ static int register_snapshot(struct vm *vm, struct sc_fix *fx)
 
 /* --- set-up ------------------------------------------------------------ */
 
+/* The fix and gdb's stub both live on KVM's guest-debug exits and debug
+ * registers (gdb/server.c refuses the pair).  Left to auto, a new VM run
+ * under --gdb gives them to the debugger: what --gdb asks for.  A restore
+ * keeps what its snapshot ran with. */
+static bool gdb_takes_debug(const struct vmm_config *cfg)
+{
+	return cfg->syscall_fix == SYSCALL_FIX_AUTO && cfg->gdb &&
+	       !cfg->restore;
+}
+
 void syscall_fix_prepare(struct vm *vm)
 {
 	struct msr_observer *o = &vm->msr_observer;
 
-	if (vm->cfg->syscall_fix == SYSCALL_FIX_OFF)
+	if (vm->cfg->syscall_fix == SYSCALL_FIX_OFF ||
+	    gdb_takes_debug(vm->cfg))
 		return;
 	memcpy(o->watch, watched, sizeof(watched));
 	o->nwatch = sizeof(watched) / sizeof(watched[0]);
@@ -325,6 +336,11 @@ int syscall_fix_install(struct vm *vm)
 
 void syscall_fix_announce(const struct vm *vm)
 {
+	if (gdb_takes_debug(vm->cfg))
+		fprintf(stderr, "minivmm: note: syscall fix off under --gdb: "
+			"both need this host's debug exits; guest user-mode "
+			"SYSCALL and int $0x80 stay undone, as the host leaves "
+			"them (docs/debugging.md)\n");
 	if (!vm->syscall_state)
 		return;
 	fprintf(stderr, "minivmm: note: syscall fix on: this host's KVM (PVM) "
