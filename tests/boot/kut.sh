@@ -18,6 +18,15 @@
 
 # MINIVMM_KUT_XFAIL: another host's list (the lane: tests/hw/lane.sh).
 XFAIL=${MINIVMM_KUT_XFAIL:-tests/kut-xfail.txt}
+# la57 on a CPU without LA57 checks that 48-bit non-canonical bases
+# (0xffaa...) fault; this host's emulated ring 0 takes them (the msr
+# test's gap).  With LA57 those values are canonical and it passes.
+if [ -z "${MINIVMM_KUT_XFAIL:-}" ] && ! grep -qw la57 /proc/cpuinfo; then
+	{ cat "$XFAIL"
+	  echo "la57            this CPU has no LA57: 48-bit non-canonical GDTR, TR, LDT and FS bases are taken without a fault, then a triple fault"
+	} >"$TMP/kut-xfail.txt"
+	XFAIL=$TMP/kut-xfail.txt
+fi
 SELECT=(--filter '-vmx*:svm*:ept*' --timeout "$(secs 180)" --xfail-timeout 5)
 # Under ASan+UBSan a shorter list that still crosses every new device:
 # fw_cfg, AP start, PM timer, RTC and S3, pc-testdev, real mode.
