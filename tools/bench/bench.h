@@ -78,6 +78,8 @@ struct bench_host {
 	char kernel[200];
 	char kvm[160];			/* flavour, e.g. "PVM (no hardware...)" */
 	char qemu_cpu[64];		/* QEMU's -cpu for --peer qemu */
+	bool user_syscalls_undone;	/* guest ring 3 cannot SYSCALL
+					 * without minivmm's fix (PVM) */
 	char payload_info[512];		/* the BENCHINFO words, default run */
 	char floor_info[256];		/* kvm-floor's BENCHINFO words */
 	char date[64];

@@ -93,6 +93,7 @@ void bench_host_describe(struct bench_host *h, const struct host *p)
 		snprintf(h->kernel, sizeof(h->kernel), "unknown");
 	kvm_flavour(p, h->kvm, sizeof(h->kvm));
 	snprintf(h->qemu_cpu, sizeof(h->qemu_cpu), "%s", cpu ? cpu : "host");
+	h->user_syscalls_undone = host_quirk_on(p, QUIRK_SYSCALL_FIX);
 	bench_host_load(h->load_start, sizeof(h->load_start));
 	if (gmtime_r(&now, &tm))
 		strftime(h->date, sizeof(h->date), "%Y-%m-%d %H:%M UTC", &tm);
