@@ -62,7 +62,14 @@ vm_bg $n -c 2 --kernel "$K" --append "cpus=2" --gdb "unix:$TMP/$n.sock,wait"
 	"$K" >"$TMP/$n.gdb" 2>&1
 has $n 'rip +0xfff0 '
 has $n 'cs +0xf000 '
-has $n 'rip +0xfff[1-9a-f] '
+# mov al, 1; out 0xf5, al; jmp: a step over the out (an exit to minivmm)
+# runs the jmp too on a PVM host (docs/debugging.md).
+has $n '0x0+fff2 in \?\? \(\)'
+if host_emulates_ring0; then
+	has $n 'rip +0xf000 '
+else
+	has $n 'rip +0xfff4 '
+fi
 vm_status $n 7 '' 'killed by gdb'
 
 # 2. gdb attaches to a running guest (which stops it): threads, memory,
@@ -94,17 +101,26 @@ has $n 'Remote target\) detached'
 vm_status $n 42 'counter=6 watched=0x5eed' 'detached'
 
 # 3. Breakpoints by symbol, a watchpoint, on to the exit status.
+# A PVM host hands a ring-0 int3 to the guest (no exit): a software
+# breakpoint cannot work there, a debug register can (docs/debugging.md).
 n=gdb-break
+brk=break
+host_emulates_ring0 && brk=hbreak
 vm_bg $n -c 2 --kernel "$K" --append "cpus=2" --gdb "unix:$TMP/$n.sock,wait"
-"${GDB[@]}" -ex "target remote $TMP/$n.sock" -ex 'break gdb_marker' \
+"${GDB[@]}" -ex "target remote $TMP/$n.sock" -ex "$brk gdb_marker" \
 	-ex 'continue' -ex 'bt' -ex 'print n' -ex 'x/1i $pc' -ex 'continue' \
 	-ex 'print n' -ex 'delete' -ex 'watch gdb_watched' -ex 'continue' \
 	-ex 'delete' -ex 'continue' "$K" >"$TMP/$n.gdb" 2>&1
-has $n 'Breakpoint 1, gdb_marker \(n=1\)'
+has $n 'Breakpoint 1, gdb_marker \(n=(n@entry=)?1\)'
 has $n 'in payload_main'
 has $n '=> 0x[0-9a-f]+ <gdb_marker>:'
-has $n 'gdb_marker \(n=2\)'
-has $n 'New value = 24301'
+has $n 'gdb_marker \(n=(n@entry=)?2\)'
+if host_emulates_ring0; then
+	# PVM fires debug registers on instruction fetches only.
+	echo "NOTE: $n: the watchpoint is not checked: this host's KVM (PVM) fires no data breakpoint (docs/debugging.md)"
+else
+	has $n 'New value = 24301'
+fi
 has $n 'exited with code 052'
 vm_status $n 42 'counter=6'
 
