@@ -24,13 +24,39 @@ static const char *daemon_path(void)
 	return p && *p ? p : VIRTIOFSD_DEFAULT;
 }
 
-/* DIR read-only for this process and its children only. */
-static int read_only(const char *dir)
+/* The daemon's own writes: its pid file and its socket. */
+#define DAEMON_RUN_DIR	"/run/virtiofsd"
+
+/* PATH writable again inside a read-only view (a bind mount copies the
+ * read-only flag; a remount without it drops it). */
+static int writable(const char *path)
 {
+	if (mount(path, path, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, path, NULL, MS_REMOUNT | MS_BIND, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* DIR read-only for this process and its children only.  Where DIR holds
+ * the daemon's own directories (--share / where /run and the socket's
+ * directory sit on the root file system), those stay writable: else the
+ * daemon cannot write its pid file ("Read-only file system"). */
+static int read_only(const char *dir, const char *sock)
+{
+	char sock_dir[sizeof(((struct virtiofsd *)0)->sock)];
+	char *slash;
+
+	snprintf(sock_dir, sizeof(sock_dir), "%s", sock);
+	slash = strrchr(sock_dir, '/');
+	if (slash && slash != sock_dir)
+		*slash = '\0';
+	if (mkdir(DAEMON_RUN_DIR, 0755) < 0 && errno != EEXIST)
+		return -1;
 	if (unshare(CLONE_NEWNS) < 0 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) < 0 ||
-	    mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+	    mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0 ||
+	    writable(DAEMON_RUN_DIR) < 0 || writable(sock_dir) < 0)
 		return -1;
 	return 0;
 }
@@ -52,7 +78,7 @@ static void child(const struct virtiofsd *d, const struct fs_opt *o,
 		_exit(127);		/* minivmm already gone */
 	if (null >= 0)
 		dup2(null, STDIN_FILENO);
-	if (o->ro && read_only(dir) < 0) {
+	if (o->ro && read_only(dir, d->sock) < 0) {
 		fprintf(stderr, "minivmm: error: --share %s,ro: cannot make a "
 			"read-only view of it: %s\n", o->path, strerror(errno));
 		_exit(126);
