@@ -92,7 +92,7 @@ done
 	"$K" >"$TMP/$n.gdb" 2>&1
 has $n 'Thread 1 .*vCPU 0'
 has $n 'Thread 2 .*vCPU 1'
-has $n '#0  ap_loop \(arg='
+has $n '#0  (0x[0-9a-f]+ in )?ap_loop \(arg='
 has $n 'hold_here|payload_main'
 has $n 'cr0 +0x8[0-9a-f]*1 '
 has $n '= 1$'
