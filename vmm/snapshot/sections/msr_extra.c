@@ -39,9 +39,11 @@ static bool read_msr(int fd, uint32_t index, uint64_t *value)
 }
 
 /* A restore writes what the save read, so a candidate KVM reads but will
- * not take back (PVM reads XSS and refuses every write of it) would make
- * every snapshot unrestorable.  The vCPU is new and has not run: writing
- * back its reset value changes nothing. */
+ * not take back would make every snapshot unrestorable: PVM reads XSS and
+ * refuses every write of it.  XSS alone is tried (on the new vCPU, which
+ * has not run: writing back its reset value changes nothing); a write of
+ * DEBUGCTL would log "Unhandled WRMSR" on every VM of a kvm_amd without
+ * LBR virtualization, which does take it. */
 static bool round_trips(int fd, uint32_t index)
 {
 	uint64_t v;
@@ -55,15 +57,25 @@ struct adder {
 	uint32_t *list, *n, max, added;
 };
 
-static void add(struct adder *a, uint32_t index)
+static void add_if(struct adder *a, uint32_t index, bool written_back)
 {
+	uint64_t v;
+
 	for (uint32_t i = 0; i < *a->n; i++)
 		if (a->list[i] == index)
 			return;
-	if (*a->n >= a->max || !round_trips(a->fd, index))
+	if (*a->n >= a->max)
+		return;
+	if (written_back ? !round_trips(a->fd, index) :
+			   !read_msr(a->fd, index, &v))
 		return;
 	a->list[(*a->n)++] = index;
 	a->added++;
+}
+
+static void add(struct adder *a, uint32_t index)
+{
+	add_if(a, index, false);
 }
 
 static void add_mtrrs(struct adder *a)
@@ -114,6 +126,6 @@ uint32_t snap_msr_extra(int vcpu_fd, uint32_t *list, uint32_t *n,
 	add(&a, MSR_PAT);
 	add_mce(&a);
 	add(&a, MSR_DEBUGCTL);
-	add(&a, MSR_XSS);
+	add_if(&a, MSR_XSS, true);
 	return a.added;
 }

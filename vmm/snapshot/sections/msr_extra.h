@@ -13,8 +13,8 @@
  *	- DEBUGCTL (BTF/LBR enables: a debugger's single-step-on-branches)
  *	- XSS (the supervisor XSAVE components XSAVES saves; Debian's 6.1
  *	  kvm_amd reads it but does not list it)
- * Each candidate is kept only if KVM reads it on this vCPU and takes the
- * value back (what a restore does): PVM reads XSS but refuses its writes.
+ * Each candidate is kept only if KVM reads it on this vCPU; XSS only if
+ * KVM also takes the value back (PVM reads it but refuses its writes).
  * Call it on a vCPU that has not run.
  */
 #ifndef MINIVMM_SNAPSHOT_MSR_EXTRA_H
