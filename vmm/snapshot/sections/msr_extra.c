@@ -38,25 +38,17 @@ static bool read_msr(int fd, uint32_t index, uint64_t *value)
 	return msr_kvm_vcpu_access(fd, MSR_READ, index, value) == 0;
 }
 
-/* A restore writes what the save read, so a candidate KVM reads but will
- * not take back would make every snapshot unrestorable: PVM reads XSS and
- * refuses every write of it.  XSS alone is tried (on the new vCPU, which
- * has not run: writing back its reset value changes nothing); a write of
- * DEBUGCTL would log "Unhandled WRMSR" on every VM of a kvm_amd without
- * LBR virtualization, which does take it. */
-static bool round_trips(int fd, uint32_t index)
-{
-	uint64_t v;
-
-	return read_msr(fd, index, &v) &&
-	       msr_kvm_vcpu_access(fd, MSR_WRITE, index, &v) == 0;
-}
-
 struct adder {
 	int fd;
 	uint32_t *list, *n, max, added;
 };
 
+/* A restore writes what the save read, so a candidate KVM reads but will
+ * not take back would make every snapshot unrestorable: PVM reads XSS and
+ * refuses every write of it.  Only XSS is written back (on the new vCPU,
+ * which has not run: its reset value changes nothing); a write of
+ * DEBUGCTL would log "Unhandled WRMSR" on every VM of a kvm_amd without
+ * LBR virtualization, which does take it. */
 static void add_if(struct adder *a, uint32_t index, bool written_back)
 {
 	uint64_t v;
@@ -64,10 +56,10 @@ static void add_if(struct adder *a, uint32_t index, bool written_back)
 	for (uint32_t i = 0; i < *a->n; i++)
 		if (a->list[i] == index)
 			return;
-	if (*a->n >= a->max)
+	if (*a->n >= a->max || !read_msr(a->fd, index, &v))
 		return;
-	if (written_back ? !round_trips(a->fd, index) :
-			   !read_msr(a->fd, index, &v))
+	if (written_back &&
+	    msr_kvm_vcpu_access(a->fd, MSR_WRITE, index, &v) != 0)
 		return;
 	a->list[(*a->n)++] = index;
 	a->added++;
