@@ -60,7 +60,9 @@ mon=
 #   in 7 of 24 boots (minivmm 1 of 12, QEMU 6 of 12: a vCPU halted in
 #   kvm_wait for a kick that never came); with one L1 CPU, 0 of 24.  Two
 #   CPUs on one thread run no faster than one (docs/hw-lane.md).
-exec timeout -k 10 "$limit" qemu-system-x86_64 \
+# --foreground: timeout stays in its caller's process group, so stopping
+# that group (tests/run.sh on an interrupted run) stops QEMU too.
+exec timeout --foreground -k 10 "$limit" qemu-system-x86_64 \
 	-accel "tcg,thread=${MINIVMM_L1_TCG:-single}" $mon \
 	-cpu max -smp "${MINIVMM_L1_CPUS:-1}" -m "$mem" -display none -serial stdio -no-reboot \
 	-kernel "$cache/vmlinuz" -initrd "$cache/l1.cpio" \
